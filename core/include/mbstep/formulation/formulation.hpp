@@ -1,0 +1,98 @@
+// mbstep — formulations: turn a Model into equations in some coordinates.
+//
+// A formulation numbers the degrees of freedom, maps twist-space element blocks to its
+// coordinates, adds the inertia terms, and provides the rotation chart. The first-order
+// formulations (cgr) expose FirstOrderProblem, the interface of the StepN / SingleStep /
+// StageN templates.
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <string>
+#include <vector>
+
+#include "mbstep/io/settings.hpp"
+#include "mbstep/model/model.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep {
+
+class FirstOrderProblem;
+
+/// Scalar energies and momenta of the current state (for the .csv summary and tests).
+struct Invariants {
+    double kinetic{0.0};
+    double potential{0.0};
+    Vec3 momentum{Vec3::Zero()};
+    Vec3 angular_momentum{Vec3::Zero()};  ///< about the global origin
+    double constraint_violation{0.0};     ///< max |phi| over position-level constraints
+};
+
+class Formulation {
+public:
+    virtual ~Formulation() = default;
+    virtual std::string name() const = 0;
+    virtual ProblemInterface interface() const = 0;
+    /// The first-order DAE view, or nullptr.
+    virtual FirstOrderProblem* first_order() { return nullptr; }
+
+    virtual const Model& model() const = 0;
+    /// Current absolute state of every node (index = model node index).
+    virtual const std::vector<FrameState>& node_states() const = 0;
+    /// Current multipliers of element e (nullptr when it has none).
+    virtual const double* multipliers(int element) const = 0;
+    virtual double time() const = 0;
+    virtual Invariants ComputeInvariants() const = 0;
+    /// Number of threads for assembly (1 = serial; results are identical for any value).
+    virtual void set_threads(int n) = 0;
+};
+
+enum class DofKind : unsigned char { kDifferential, kAlgebraic };
+
+/// r(y, y', t) = 0 for the StepN / SingleStep / StageN families (docs/DESIGN.md).
+///
+/// Newton unknowns are y' for differential dofs and y itself (a multiplier) for algebraic
+/// dofs. Inside Newton, a differential dof moves as dy = c dy' with c = b0 h of the current
+/// step or stage; the iteration matrix is J = dr/dy' + c dr/dy, and constraint rows are
+/// scaled by 1/c [Bottasso et al. / MBDyn].
+class FirstOrderProblem {
+public:
+    virtual ~FirstOrderProblem() = default;
+    virtual int num_dofs() const = 0;
+    virtual const std::vector<DofKind>& dof_kinds() const = 0;
+    Eigen::VectorXd& y() { return y_; }
+    Eigen::VectorXd& yp() { return yp_; }
+
+    virtual void SetTime(double t) = 0;
+    /// Before predicting point N: history[j] holds (y, y') of point N-1-j as stored after its
+    /// convergence. Rotation dofs are rewritten relative to the orientation of point N-1
+    /// (MBDyn StructNode::BeforePredict): g_j = g(R_j R_{N-1}^T), g'_j = G(g_j)^-1 w_j.
+    virtual void BeforePredict(std::vector<Eigen::VectorXd>& y_history,
+                               std::vector<Eigen::VectorXd>& yp_history) = 0;
+    /// After the integrator wrote predicted y, y': rotations become R_ref = R(g) R_{N-1},
+    /// w_ref = G(g) g', and their parameters are reset to zero (increments from the prediction).
+    virtual void AfterPredict() = 0;
+    /// r at the current y, y', t; constraint rows divided by c.
+    virtual void Residual(double c, Eigen::VectorXd& r) = 0;
+    /// J = dr/dy' + c dr/dy into a matrix with the fixed pattern of pattern().
+    virtual void Jacobian(double c, Eigen::SparseMatrix<double>& J) = 0;
+    /// The fixed sparsity pattern (values zero).
+    virtual const Eigen::SparseMatrix<double>& pattern() const = 0;
+    /// Differential dofs: y' += delta, y += c delta; algebraic: y += delta.
+    virtual void Update(const Eigen::VectorXd& delta, double c) = 0;
+    /// The converged point becomes the last solved point (rotation history ring advances).
+    virtual void AfterConvergence() = 0;
+    /// Undo the effect of the last BeforePredict/AfterPredict (step rejected, retried).
+    virtual void RestoreLastSolved() = 0;
+    /// Human-readable name of equation row i: "node 3, force y", "joint 12, constraint 2".
+    virtual std::string DescribeEquation(int row) const = 0;
+    /// Initial derivatives phase (MBDyn DerivativeSolver): y fixed, solve for y' and
+    /// multipliers with coefficient c; returns the number of iterations.
+    virtual int SolveInitialDerivatives(const SolverSettings& s, double h) = 0;
+
+protected:
+    Eigen::VectorXd y_;
+    Eigen::VectorXd yp_;
+};
+
+}  // namespace mbstep

@@ -1,0 +1,72 @@
+// mbstep — the argument reader handed to plugins (elements, drives, integrators) to read the
+// rest of their statement, MBDyn's HighParser/MBDynParser in spirit.
+//
+// A statement is `keyword: arg, arg, ...;`. Every numeric argument may be an expression
+// using `set:` variables. Every Get* reads one argument (or a fixed group of them, for
+// vectors and matrices) and consumes the comma after it; failures throw DeckError with the
+// location of the offending argument and a message naming what was expected.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mbstep/common.hpp"
+#include "mbstep/model/drive.hpp"
+#include "mbstep/model/node.hpp"
+
+namespace mbstep {
+
+class DeckInput {
+public:
+    virtual ~DeckInput() = default;
+
+    /// Location of the next argument (or of the terminating ';').
+    virtual SourceLocation Where() const = 0;
+    /// True while another argument remains before the statement's ';'.
+    virtual bool HasArg() = 0;
+    /// If the next argument starts with keyword kw (multi-word, case-insensitive, any amount
+    /// of white space between words), consumes it and returns true.
+    virtual bool IsKeyword(std::string_view kw) = 0;
+    /// Reads one of the given keywords (longest match first); fails listing them.
+    virtual std::string GetKeyword(std::string_view what, const std::vector<std::string>& accepted) = 0;
+
+    virtual double GetReal(std::string_view what) = 0;
+    virtual long GetInt(std::string_view what) = 0;
+    virtual bool GetBool(std::string_view what) = 0;
+    /// A double-quoted string.
+    virtual std::string GetString(std::string_view what) = 0;
+
+    /// `x, y, z` | `null` (three expressions), no frame transformation.
+    virtual Vec3 GetVec3(std::string_view what) = 0;
+    /// `eye` | `null` | `diag, a, b, c` | `sym, 6 values` | `matr, 9 values (row-wise)`.
+    virtual Mat3 GetMat3(std::string_view what) = 0;
+
+    /// A position `[reference, <global|node|other node|label>,] x, y, z | null` returned in
+    /// the frame rf (MBDyn GetPosRel): without `reference` the numbers are taken in rf.
+    virtual Vec3 GetPosition(const FrameState& rf, std::string_view what) = 0;
+    /// A direction / vector quantity (rotated, not translated) returned in rf.
+    virtual Vec3 GetDirection(const FrameState& rf, std::string_view what) = 0;
+    /// An orientation `[reference, ...,] eye | matr ... | 1, v1, 2, v2 | euler123, a, b, c |
+    /// ...` returned relative to rf: R_rf^T R.
+    virtual Mat3 GetOrientation(const FrameState& rf, std::string_view what) = 0;
+    /// A velocity (MBDyn GetVelRel) of a point of frame rf at position x (global), in global.
+    virtual Vec3 GetVelocity(const FrameState& rf, const Vec3& x_global, std::string_view what) = 0;
+    /// An angular velocity relative to rf, returned in global.
+    virtual Vec3 GetAngularVelocity(const FrameState& rf, std::string_view what) = 0;
+
+    /// A drive caller: a plain expression is a constant drive; otherwise a registered drive
+    /// keyword with its arguments, or `reference, <label>` to a `drive caller:` definition.
+    virtual DrivePtr GetDrive(std::string_view what) = 0;
+
+    /// Reads a label and returns the index (into the model's node list) of that structural
+    /// node, failing if it is not defined.
+    virtual int GetNode(std::string_view what) = 0;
+    /// The node with the given index (its initial pose is the default frame of relative input).
+    virtual const StructuralNode& node(int index) const = 0;
+
+    [[noreturn]] virtual void Fail(const SourceLocation& where, const std::string& message) const = 0;
+    virtual void Warn(const SourceLocation& where, const std::string& message) const = 0;
+};
+
+}  // namespace mbstep

@@ -1,0 +1,34 @@
+// mbstep — reading an input deck in MBDyn's language (docs/DECK.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "mbstep/io/settings.hpp"
+#include "mbstep/model/model.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep {
+
+class Integrator;
+
+/// A deck that was read completely and validated.
+struct Deck {
+    std::string path;
+    Model model;
+    RunSettings settings;
+    std::unique_ptr<Integrator> integrator;  ///< from `method:`, default `ms, 0` (MBDyn's)
+    std::string method_name;                 ///< registry key of the integrator
+};
+
+/// Reads and validates a deck. Throws DeckError (`file:line:column: message`) on any error;
+/// never creates an output file.
+Deck ReadDeck(const std::string& path, const Registry& registry);
+/// Same, from text (the name is used in messages and to resolve `include:`).
+Deck ReadDeckText(const std::string& text, const std::string& name, const Registry& registry);
+
+/// Builds an integrator from a method statement's text, e.g. "ms3, 0.6" (for --method).
+std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,
+                                           std::string* name = nullptr);
+
+}  // namespace mbstep

@@ -1,0 +1,56 @@
+// mbstep — settings read from the `initial value` and `control data` blocks.
+#pragma once
+
+#include <limits>
+#include <string>
+
+#include "mbstep/model/drive.hpp"
+#include "mbstep/model/node.hpp"
+
+namespace mbstep {
+
+enum class ResidualTest { kNorm, kMinMax, kNone };
+
+struct SolverSettings {
+    double residual_tolerance{1e-6};
+    ResidualTest residual_test{ResidualTest::kNorm};
+    double solution_tolerance{0.0};  ///< 0: no solution test
+    ResidualTest solution_test{ResidualTest::kNone};
+    int max_iterations{20};
+    bool max_iterations_at_most{false};
+    bool modified_newton{false};
+    int modified_newton_iterations{0};  ///< refactor every N iterations (MBDyn `modified, N`)
+    std::string linear_solver{"klu"};   ///< "klu" | "sparselu"
+    std::string linear_solver_requested; ///< what the deck asked for (reported)
+    // Initial derivatives phase (MBDyn `derivatives ...`).
+    double derivatives_tolerance{1e-6};
+    int derivatives_max_iterations{1};
+    double derivatives_coefficient{1e-6};
+    bool derivatives_coefficient_auto{false};
+    // Step reduction on failure (`strategy: factor, f, n_fail, f_up, n_up, h_min, h_max`).
+    bool strategy_factor{false};
+    double strategy_reduction{0.5};
+    int strategy_max_reductions{4};
+    double min_time_step{0.0};
+    bool modify_residual_test{false};
+};
+
+struct RunSettings {
+    double initial_time{0.0};
+    double final_time{1.0};
+    bool forever{false};
+    double time_step{1e-3};
+    std::string method_text;       ///< the `method:` arguments as written (for the log)
+    std::string formulation{""};   ///< empty: the method's default
+    SolverSettings solver;
+    // control data
+    OrientationOutput default_orientation{OrientationOutput::kEuler123};
+    int output_every{1};           ///< output frequency / meter steps
+    int output_precision{6};
+    bool default_output{true};
+    bool skip_initial_joint_assembly{true};
+    int abort_after_steps{-1};
+    std::string title;
+};
+
+}  // namespace mbstep

@@ -1,0 +1,143 @@
+// mbstep — the element contract (docs/DESIGN.md, "The element contract").
+//
+// An element connects k structural nodes and owns m Lagrange multipliers. It writes, in
+// twist space and in the global frame, for its nodes i = 1..k:
+//
+//   (1) f = (F_1, M_1, ..., F_k, M_k)     generalized force on the nodes, moments about the
+//                                         node points; constraint reactions included:
+//                                         f = f_applied(q, v, t) - W^T lambda
+//   (2) K = -df/dq                        q = (dx_1, dtheta_1, ...), spatial (left) rotation
+//                                         increments: R_new = exp(skew(dtheta)) R
+//   (3) C = -df/dv                        v = (v_1, w_1, ...), the nodes' twists
+//   (4) L = df/dlambda  (= -W^T)          6k x m
+//   (5) phi(q, v, t) = 0                  m constraint equations; position level for
+//                                         holonomic joints (phi_v = 0), velocity level
+//                                         for joints that prescribe velocities
+//   (6) phi_q = dphi/dq, phi_v = dphi/dv  m x 6k
+//
+// Elements never see rotation parameters, formulations or integrators: a formulation maps
+// these blocks to its coordinates, an integrator scales them. Every analytic derivative is
+// checked against finite differences of f and phi by the registry-driven element test.
+#pragma once
+
+#include <Eigen/Core>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "mbstep/common.hpp"
+#include "mbstep/model/node.hpp"
+
+namespace mbstep {
+
+/// Constant inertia an element attaches to a node, in the node frame:
+/// m mass, s = m * (centre of mass offset), J inertia about the node point.
+struct NodeInertia {
+    double m{0.0};
+    Vec3 s{Vec3::Zero()};
+    Mat3 J{Mat3::Zero()};
+    NodeInertia& operator+=(const NodeInertia& o) {
+        m += o.m;
+        s += o.s;
+        J += o.J;
+        return *this;
+    }
+};
+
+/// Local output block of one element evaluation. Sizes are bounded so that no heap memory is
+/// used: at most kMaxNodes nodes and kMaxMultipliers multipliers per element.
+struct ElementBlock {
+    static constexpr int kMaxNodes = 4;
+    static constexpr int kMaxDofs = 6 * kMaxNodes;
+    static constexpr int kMaxMultipliers = 8;
+    using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxDofs, 1>;
+    using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDofs, kMaxDofs>;
+    using MatL = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDofs, kMaxMultipliers>;
+    using VecC = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxMultipliers, 1>;
+    using MatC = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxMultipliers, kMaxDofs>;
+
+    Vec f;      ///< (1)
+    Mat K;      ///< (2)
+    Mat C;      ///< (3)
+    MatL L;     ///< (4)
+    VecC phi;   ///< (5)
+    MatC phi_q; ///< (6)
+    MatC phi_v; ///< (6)
+    bool want_jacobian{true};
+
+    /// Sizes every block for k nodes and m multipliers and sets it to zero.
+    void Reset(int k, int m, bool jacobian) {
+        const int n = 6 * k;
+        want_jacobian = jacobian;
+        f.setZero(n);
+        phi.setZero(m);
+        if (jacobian) {
+            K.setZero(n, n);
+            C.setZero(n, n);
+            L.setZero(n, m);
+            phi_q.setZero(m, n);
+            phi_v.setZero(m, n);
+        }
+    }
+};
+
+/// What an element sees when it is evaluated.
+struct ElementContext {
+    double t{0.0};
+    /// States of the element's own nodes, in the order of Element::nodes().
+    const FrameState* const* node;
+    /// The element's multipliers (m values).
+    const double* lambda{nullptr};
+    /// Uniform gravity acceleration at time t (zero without a gravity element).
+    Vec3 gravity{Vec3::Zero()};
+};
+
+/// Kind of the element's constraint equations.
+enum class ConstraintLevel { kNone, kPosition, kVelocity };
+
+class Element {
+public:
+    Element(int label, std::string type) : label_(label), type_(std::move(type)) {}
+    virtual ~Element() = default;
+
+    int label() const { return label_; }
+    /// Deck keyword of the element, e.g. "spherical hinge", "body", "absolute force".
+    const std::string& type() const { return type_; }
+    /// Statement it was read from: "joint", "body", "force", "couple", "gravity", ...
+    const std::string& statement() const { return statement_; }
+    void set_statement(std::string s) { statement_ = std::move(s); }
+    const SourceLocation& where() const { return where_; }
+    void set_where(SourceLocation w) { where_ = std::move(w); }
+
+    /// Indices (into Model::nodes) of the connected nodes.
+    const std::vector<int>& nodes() const { return nodes_; }
+    virtual int num_multipliers() const { return 0; }
+    virtual ConstraintLevel constraint_level() const { return ConstraintLevel::kNone; }
+
+    /// Constant inertia this element attaches to its nodes (bodies). Adds to inertia[i] for
+    /// node i of nodes(). Default: none.
+    virtual void AddInertia(std::vector<NodeInertia>& /*inertia*/) const {}
+    /// True if Evaluate writes anything (bodies without gravity write nothing).
+    virtual bool HasContribution() const { return true; }
+
+    /// Writes (1)-(6) into out, which the caller has Reset() to the element's size.
+    virtual void Evaluate(const ElementContext& ctx, ElementBlock& out) const = 0;
+
+    /// Potential energy of conservative applied loads (gravity, springs); 0 by default.
+    virtual double PotentialEnergy(const ElementContext& /*ctx*/) const { return 0.0; }
+
+    /// One line of reactions for the .jnt file (MBDyn layout); joints override.
+    virtual void WriteReaction(std::ostream& /*os*/, const ElementContext& /*ctx*/) const {}
+    virtual bool HasReactionOutput() const { return false; }
+
+protected:
+    std::vector<int> nodes_;
+
+private:
+    int label_;
+    std::string type_;
+    std::string statement_;
+    SourceLocation where_;
+};
+
+}  // namespace mbstep

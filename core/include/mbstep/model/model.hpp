@@ -1,0 +1,51 @@
+// mbstep — the model: nodes, elements, gravity; immutable once read (STYLE.md §6).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mbstep/model/drive.hpp"
+#include "mbstep/model/element.hpp"
+#include "mbstep/model/node.hpp"
+
+namespace mbstep {
+
+/// Uniform gravity g(t) = direction * magnitude(t).
+struct GravityField {
+    Vec3 direction{Vec3::Zero()};
+    DrivePtr magnitude;
+    Vec3 At(double t) const { return magnitude ? Vec3(direction * magnitude->Value(t)) : Vec3::Zero(); }
+};
+
+class Model {
+public:
+    const std::vector<StructuralNode>& nodes() const { return nodes_; }
+    const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
+    const std::optional<GravityField>& gravity() const { return gravity_; }
+
+    /// Index of the node with this label, or -1.
+    int FindNode(int label) const {
+        auto it = node_index_.find(label);
+        return it == node_index_.end() ? -1 : it->second;
+    }
+
+    // Building (deck reader, tests).
+    int AddNode(StructuralNode n) {
+        node_index_[n.label] = static_cast<int>(nodes_.size());
+        nodes_.push_back(std::move(n));
+        return static_cast<int>(nodes_.size()) - 1;
+    }
+    void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
+    void SetGravity(GravityField g) { gravity_ = std::move(g); }
+
+private:
+    std::vector<StructuralNode> nodes_;
+    std::map<int, int> node_index_;
+    std::vector<std::unique_ptr<Element>> elements_;
+    std::optional<GravityField> gravity_;
+};
+
+}  // namespace mbstep

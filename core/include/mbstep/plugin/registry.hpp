@@ -1,0 +1,134 @@
+// mbstep — the one registry of names (STYLE.md §1.4, §7). Plugins add descriptors from their
+// `mbstep_register` entry point; the deck reader, `mbstep plugins`, the CLI and the tests all
+// read it.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mbstep/model/drive.hpp"
+#include "mbstep/model/element.hpp"
+
+namespace mbstep {
+
+class DeckInput;
+class Integrator;
+class Formulation;
+class Model;
+
+/// ABI version checked by the loader; bump when a descriptor or interface changes layout.
+inline constexpr int kPluginAbi = 1;
+
+/// Everything an element reader needs: the argument stream positioned after the element's
+/// type keyword, and its label.
+struct ElementReadArgs {
+    DeckInput& in;
+    int label;
+};
+
+struct ParameterInfo {
+    std::string name;
+    std::string default_value;
+    std::string range;
+};
+
+struct ElementDescriptor {
+    /// Statement keyword: "joint", "body", "force", "couple", "gravity".
+    std::string statement;
+    /// Type keyword after the label ("spherical hinge", "absolute"); empty for "body".
+    std::string name;
+    std::string description;
+    std::function<std::unique_ptr<Element>(ElementReadArgs&)> read;
+    /// Deck snippets (complete element statements, label 1) valid with two dynamic nodes
+    /// labelled 1 and 2 and a static node labelled 3; the registry-driven tests read and
+    /// check each of them (finite-difference Jacobians).
+    std::vector<std::string> test_snippets;
+    std::string library;  ///< filled by the loader
+};
+
+struct DriveDescriptor {
+    std::string name;
+    std::string description;
+    std::function<DrivePtr(DeckInput&)> read;
+    std::string library;
+};
+
+/// Which formulation interface an integrator needs / a formulation provides.
+enum class ProblemInterface { kFirstOrderDae, kSecondOrderDae, kOde };
+
+struct IntegratorDescriptor {
+    std::string name;         ///< deck keyword, e.g. "ms3"
+    std::string family;       ///< e.g. "linear multistep"
+    std::string description;  ///< one line
+    std::string order;        ///< declared order, e.g. "2"
+    std::vector<ParameterInfo> parameters;
+    std::string reference;
+    ProblemInterface requires_interface{ProblemInterface::kFirstOrderDae};
+    std::string default_formulation{"cgr"};
+    /// Reads the rest of the `method:` statement (parameters) and builds the integrator.
+    std::function<std::unique_ptr<Integrator>(DeckInput&)> make;
+    std::string library;
+};
+
+struct FormulationDescriptor {
+    std::string name;
+    std::string description;
+    ProblemInterface provides{ProblemInterface::kFirstOrderDae};
+    std::function<std::unique_ptr<Formulation>(const Model&)> make;
+    std::string library;
+};
+
+class Registry {
+public:
+    /// Add* reject an empty or duplicate name, naming both libraries (throws RunError).
+    void Add(ElementDescriptor d);
+    void Add(DriveDescriptor d);
+    void Add(IntegratorDescriptor d);
+    void Add(FormulationDescriptor d);
+
+    const ElementDescriptor* FindElement(const std::string& statement, const std::string& name) const;
+    const DriveDescriptor* FindDrive(const std::string& name) const;
+    const IntegratorDescriptor* FindIntegrator(const std::string& name) const;
+    const FormulationDescriptor* FindFormulation(const std::string& name) const;
+
+    const std::vector<ElementDescriptor>& elements() const { return elements_; }
+    const std::vector<DriveDescriptor>& drives() const { return drives_; }
+    const std::vector<IntegratorDescriptor>& integrators() const { return integrators_; }
+    const std::vector<FormulationDescriptor>& formulations() const { return formulations_; }
+
+    /// Library being loaded (stamped into descriptors added meanwhile).
+    void set_current_library(std::string lib) { current_library_ = std::move(lib); }
+
+    /// Keys are normalised: lower case, runs of white space collapsed to one space.
+    static std::string Normalize(const std::string& name);
+
+private:
+    std::vector<ElementDescriptor> elements_;
+    std::vector<DriveDescriptor> drives_;
+    std::vector<IntegratorDescriptor> integrators_;
+    std::vector<FormulationDescriptor> formulations_;
+    std::string current_library_;
+};
+
+/// Loads every plugin library (lib*.so) of the built-in directory (<exe dir>/../lib/mbstep,
+/// or the directory of libmbstep_core's install) and of each directory in
+/// MBSTEP_PLUGIN_PATH (':'-separated). A library that fails to load or register is reported
+/// with the loader's error text (RunError).
+void LoadPlugins(Registry& registry);
+/// Loads one library file; throws RunError with dlerror() on failure.
+void LoadPlugin(Registry& registry, const std::string& path);
+/// The directories searched, in order.
+std::vector<std::string> PluginSearchPath();
+
+/// The process-wide registry with all plugins loaded (loaded on first use).
+Registry& GlobalRegistry();
+
+}  // namespace mbstep
+
+#define MBSTEP_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
+/// Each plugin library defines exactly this entry point:
+///   MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi);
+/// returning 0 on success (non-zero when abi != mbstep::kPluginAbi).
