@@ -1,0 +1,33 @@
+// mbstep — assembly services: element colouring for deterministic parallel assembly, and
+// value slots into a fixed compressed sparsity pattern (docs/DESIGN.md, "Solver services").
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <vector>
+
+namespace mbstep {
+
+/// Greedy colouring of the element-conflict graph (two elements conflict when they share a
+/// node), Boost.Graph sequential_vertex_coloring in element order. Returns, per colour, the
+/// element indices in increasing order. Elements of one colour write disjoint rows, so they
+/// can be assembled concurrently, and the result is identical to serial assembly in colour
+/// order.
+std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>& element_nodes,
+                                            int num_nodes);
+
+/// Index into A.valuePtr() of entry (row, col), which must be in the pattern.
+int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
+
+/// Collects dense blocks of a pattern, then compresses it (values zero).
+class PatternBuilder {
+public:
+    explicit PatternBuilder(int n) : n_(n) {}
+    void AddBlock(int row, int rows, int col, int cols);
+    Eigen::SparseMatrix<double> Build() const;
+
+private:
+    int n_;
+    std::vector<Eigen::Triplet<double>> triplets_;
+};
+
+}  // namespace mbstep

@@ -1,0 +1,50 @@
+// mbstep — common base of the first-order DAE integrator templates (StepN, SingleStep,
+// StageN): binding to a FirstOrderProblem, the rho_inf drive, and one implicit solve at a
+// time point with coefficient c = b0 h (docs/DESIGN.md, "Integrator").
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/model/drive.hpp"
+#include "mbstep/solver/newton.hpp"
+
+namespace mbstep {
+
+class DeckInput;
+
+/// rho_inf read as a drive (a number is a constant drive), validated in [0, 1] whenever it is
+/// evaluated: bad values are rejected with the accepted range, never clamped (STYLE.md §4).
+class RhoParameter {
+public:
+    RhoParameter() = default;
+    explicit RhoParameter(DrivePtr d) : drive_(std::move(d)) {}
+    /// Reads `[, rho [, algebraic rho]]` if present; `what` names the method in messages.
+    static std::pair<RhoParameter, RhoParameter> Read(DeckInput& in, double default_rho,
+                                                      const std::string& what);
+    double At(double t) const;
+    bool set() const { return static_cast<bool>(drive_); }
+
+private:
+    DrivePtr drive_;
+};
+
+class FirstOrderIntegrator : public Integrator {
+public:
+    ProblemInterface requires_interface() const final { return ProblemInterface::kFirstOrderDae; }
+    void Attach(Formulation& f, const SolverSettings& s) final;
+
+protected:
+    /// Newton solve of the current point with coefficient c (y, y' hold the prediction).
+    NewtonResult SolvePoint(double c);
+    FirstOrderProblem& problem() { return *problem_; }
+    StepStats MakeStats(const NewtonResult& r, double t) const;
+
+private:
+    FirstOrderProblem* problem_{nullptr};
+    std::unique_ptr<NewtonSolver> newton_;
+    double last_c_{0.0};
+};
+
+}  // namespace mbstep

@@ -1,0 +1,87 @@
+// mbstep — StepN<N> template bodies (equations in step_n.hpp).
+#pragma once
+
+#include <algorithm>
+
+namespace mbstep {
+
+template <int N>
+void StepN<N>::Start(double /*t0*/, double h) {
+    FirstOrderProblem& p = problem();
+    y_hist_.assign(N, p.y());
+    yp_hist_.assign(N, p.yp());
+    h_hist_.assign(N, h);
+    known_ = 1;
+}
+
+template <int N>
+StepStats StepN<N>::Advance(double t, double h) {
+    FirstOrderProblem& p = problem();
+    const auto& kinds = p.dof_kinds();
+    const int n = p.num_dofs();
+    const double h_prev = h_hist_[0];
+    const double alpha = h / h_prev;
+
+    // A step change without variable-step coefficients restarts the history (3).
+    if (alpha != 1.0 && !DoSupportsVariableStep() && known_ > 1) known_ = 1;
+
+    // Coefficients of this step: the method's, or the trapezoidal rule during start-up (3).
+    Coefficients cf{};
+    const bool startup = known_ < N;
+    if (startup) {
+        cf.a[0] = 1.0;
+        cf.b[0] = 0.5;
+        cf.b[1] = 0.5;
+    } else {
+        cf = DoCoefficients(alpha, DoRho(t + h));
+    }
+
+    // Rotations of the history relative to the last solved point.
+    p.BeforePredict(y_hist_, yp_hist_);
+
+    // Predictor (2).
+    Eigen::VectorXd& y = p.y();
+    Eigen::VectorXd& yp = p.yp();
+    const bool hermite = DoPredictor() == PredictorKind::kHermite && known_ >= 2;
+    const double m0 = -6.0 * alpha * alpha * (1.0 + alpha), m1 = -m0;
+    const double n0 = (1.0 + alpha) * (1.0 + 3.0 * alpha), n1 = alpha * (2.0 + 3.0 * alpha);
+    const int used = startup ? 1 : N;
+    for (int i = 0; i < n; ++i) {
+        if (kinds[i] == DofKind::kAlgebraic) {
+            y[i] = y_hist_[0][i];
+            continue;
+        }
+        const double ypi = hermite ? (m0 * y_hist_[0][i] + m1 * y_hist_[1][i]) / h +
+                                         n0 * yp_hist_[0][i] + n1 * yp_hist_[1][i]
+                                   : yp_hist_[0][i];
+        double yi = h * cf.b[0] * ypi;
+        for (int j = 0; j < used; ++j) yi += cf.a[j] * y_hist_[j][i] + h * cf.b[j + 1] * yp_hist_[j][i];
+        y[i] = yi;
+        yp[i] = ypi;
+    }
+    p.SetTime(t + h);
+    p.AfterPredict();
+
+    // Corrector: Newton on y' with dy = b0 h dy' (1).
+    const NewtonResult r = SolvePoint(cf.b[0] * h);
+    StepStats stats = MakeStats(r, t + h);
+    if (!r.converged) {
+        // Back to the last solved point; the caller may retry with another h.
+        y = y_hist_[0];
+        yp = yp_hist_[0];
+        p.SetTime(t);
+        p.RestoreLastSolved();
+        return stats;
+    }
+    p.AfterConvergence();
+    std::rotate(y_hist_.rbegin(), y_hist_.rbegin() + 1, y_hist_.rend());
+    std::rotate(yp_hist_.rbegin(), yp_hist_.rbegin() + 1, yp_hist_.rend());
+    std::rotate(h_hist_.rbegin(), h_hist_.rbegin() + 1, h_hist_.rend());
+    y_hist_[0] = y;
+    yp_hist_[0] = yp;
+    h_hist_[0] = h;
+    known_ = std::min(known_ + 1, N);
+    return stats;
+}
+
+}  // namespace mbstep

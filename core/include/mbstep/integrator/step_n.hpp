@@ -1,0 +1,66 @@
+// mbstep — StepN<N>: linear multistep methods for r(y, y', t) = 0, the extension point of
+// [Zhang, Masarati et al.] section 2.1 / 3 and MBDyn's tplStepNIntegrator.
+//
+//   (1) y_k = sum_{j=1..N} a_j y_{k-j} + h sum_{j=0..N} b_j y'_{k-j}        [eq. (2)]
+//   (2) predictor, second order, from the last two points (cubic Hermite)  [eqs. (12)-(14)]
+//         y'_N = (m0 y_{N-1} + m1 y_{N-2}) / h + n0 y'_{N-1} + n1 y'_{N-2},
+//         alpha = h / h_prev, m0 = -6 alpha^2 (1 + alpha), m1 = -m0,
+//         n0 = (1 + alpha)(1 + 3 alpha), n1 = alpha (2 + 3 alpha)
+//       or constant y'_N = y'_{N-1} (methods that ask for it, and the first step);
+//       y_N then follows from (1) with the predicted y'_N; multipliers lambda_N = lambda_{N-1}.
+//   (3) start-up: while fewer than N points are known, the trapezoidal rule        [eq. (3)]
+//         y_k = y_{k-1} + h/2 (y'_k + y'_{k-1});
+//       a method without variable-step coefficients restarts this way after a step change.
+//
+// Contract with a derived method (STYLE.md §5): it supplies numbers only — DoCoefficients()
+// (a_1..a_N, b_0..b_N for step ratio alpha and rho_inf), DoPredictor() (which predictor), its
+// declared order and whether its coefficients hold for variable steps. The template owns the
+// history, the rotation re-referencing (through the formulation), prediction, the Newton solve
+// with c = b0 h, and start-up.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "mbstep/integrator/first_order.hpp"
+
+namespace mbstep {
+
+enum class PredictorKind { kConstant, kHermite };
+
+template <int N>
+class StepN : public FirstOrderIntegrator {
+public:
+    static_assert(N >= 1, "StepN needs at least one step");
+    static constexpr int kSteps = N;
+
+    struct Coefficients {
+        std::array<double, N> a{};      ///< a_1..a_N
+        std::array<double, N + 1> b{};  ///< b_0..b_N (multiply h)
+    };
+
+    void Start(double t0, double h) final;
+    StepStats Advance(double t, double h) final;
+
+    /// Coefficients for step ratio alpha = h / h_prev and the given rho (tests, analysis).
+    Coefficients coefficients(double alpha, double rho) const { return DoCoefficients(alpha, rho); }
+    int steps() const { return N; }
+
+protected:
+    /// The method's coefficients for step ratio alpha and rho_inf.
+    virtual Coefficients DoCoefficients(double alpha, double rho) const = 0;
+    virtual PredictorKind DoPredictor() const { return PredictorKind::kHermite; }
+    /// True if DoCoefficients is valid for alpha != 1 (else a step change restarts).
+    virtual bool DoSupportsVariableStep() const { return false; }
+    /// rho_inf at time t (methods without a parameter return 0 and ignore it).
+    virtual double DoRho(double /*t*/) const { return 0.0; }
+
+private:
+    std::vector<Eigen::VectorXd> y_hist_, yp_hist_;  // [j] = point k-1-j
+    std::vector<double> h_hist_;                     // [j] = step that ended at point k-1-j
+    int known_{0};                                   // points in the history
+};
+
+}  // namespace mbstep
+
+#include "mbstep/integrator/step_n-inl.hpp"

@@ -1,0 +1,44 @@
+// mbstep — writers in MBDyn's text layouts (docs/DECK.md, "Output"), flushed per step.
+//   <prefix>.mov  label x y z  o1 o2 o3  vx vy vz  wx wy wz   (one line per node and output step;
+//                 orientation as `default orientation` says: Euler angles in degrees, rotation
+//                 vector in radians, or the 9 entries of R row-wise)
+//   <prefix>.out  Step n time dt NIter ResErr SolErr SolConv Out
+//   <prefix>.jnt  joint reactions (elements that write them)
+//   <prefix>.log  the model summary
+//   <prefix>.csv  time, kinetic, potential, total energy, momentum, angular momentum,
+//                 constraint violation, iterations
+#pragma once
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mbstep/formulation/formulation.hpp"
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/settings.hpp"
+
+namespace mbstep {
+
+class OutputWriter {
+public:
+    OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model);
+    void WriteLog(const std::string& text);
+    /// Writes the .out line of a step and, if `output` is set, the .mov/.jnt/.csv lines.
+    void WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
+                   const Formulation& f);
+    const std::vector<std::string>& files() const { return files_; }
+
+private:
+    std::ofstream Open(const std::string& path);
+    const RunSettings& settings_;
+    const Model& model_;
+    std::ofstream mov_, out_, log_, csv_, jnt_;
+    bool has_jnt_{false};
+    std::vector<std::string> files_;
+};
+
+/// Orientation columns of R as the output description says.
+std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision);
+
+}  // namespace mbstep

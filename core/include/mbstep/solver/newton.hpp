@@ -1,0 +1,63 @@
+// mbstep — Newton–Raphson, full or modified (docs/DESIGN.md, "Solver services").
+//
+//   repeat: r = R(x); test ||r||; solve J dx = -r; x += dx; test ||dx||
+//
+// Full Newton assembles and factors J every iteration. Modified Newton keeps the last
+// factorization (also across steps) and refactors when (a) `modified, N` iterations were done
+// with it, (b) the contraction rate ||r_k|| / ||r_k-1|| exceeds 0.5, or (c) the caller says the
+// iteration matrix changed (new coefficient c). Residual test: 2-norm ("norm") or max-norm
+// ("minmax") of r, MBDyn's `tolerance` statement; optional solution-increment test.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <memory>
+#include <string>
+
+#include "mbstep/io/settings.hpp"
+#include "mbstep/solver/linear_solver.hpp"
+
+namespace mbstep {
+
+class NewtonSystem {
+public:
+    virtual ~NewtonSystem() = default;
+    virtual void Residual(Eigen::VectorXd& r) = 0;
+    virtual void Jacobian(Eigen::SparseMatrix<double>& J) = 0;
+    virtual void Update(const Eigen::VectorXd& dx) = 0;
+    /// Name of equation row i for failure messages.
+    virtual std::string DescribeEquation(int row) const = 0;
+};
+
+struct NewtonResult {
+    bool converged{false};
+    int iterations{0};
+    int factorizations{0};
+    double residual{0.0};
+    double solution{0.0};
+    int worst_row{-1};
+    std::string message;
+};
+
+class NewtonSolver {
+public:
+    explicit NewtonSolver(const SolverSettings& s);
+    /// Analyses the pattern (once per topology).
+    void Setup(const Eigen::SparseMatrix<double>& pattern);
+    /// The iteration matrix changed (new coefficient): modified Newton must refactor.
+    void InvalidateJacobian() { jacobian_valid_ = false; }
+    NewtonResult Solve(NewtonSystem& system);
+    const SolverSettings& settings() const { return settings_; }
+    LinearSolver& linear_solver() { return *linear_; }
+    Eigen::SparseMatrix<double>& matrix() { return J_; }
+
+private:
+    double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
+    SolverSettings settings_;
+    std::unique_ptr<LinearSolver> linear_;
+    Eigen::SparseMatrix<double> J_;
+    Eigen::VectorXd r_, dx_;
+    bool jacobian_valid_{false};
+    int uses_of_factorization_{0};
+};
+
+}  // namespace mbstep

@@ -1,0 +1,58 @@
+#include "mbstep/assembly/assembly.hpp"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/sequential_vertex_coloring.hpp>
+
+#include "mbstep/common.hpp"
+
+namespace mbstep {
+
+std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>& element_nodes,
+                                            int num_nodes) {
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+    const int ne = static_cast<int>(element_nodes.size());
+    Graph g(ne);
+    std::vector<std::vector<int>> node_elements(num_nodes);
+    for (int e = 0; e < ne; ++e)
+        for (int n : element_nodes[e]) node_elements[n].push_back(e);
+    for (const auto& list : node_elements)
+        for (size_t i = 0; i < list.size(); ++i)
+            for (size_t j = i + 1; j < list.size(); ++j) boost::add_edge(list[i], list[j], g);
+    std::vector<int> color(ne, 0);
+    int num_colors = 0;
+    if (ne > 0) {
+        auto index = boost::get(boost::vertex_index, g);
+        auto cmap = boost::make_iterator_property_map(color.begin(), index);
+        num_colors = static_cast<int>(boost::sequential_vertex_coloring(g, cmap));
+    }
+    std::vector<std::vector<int>> groups(num_colors);
+    for (int e = 0; e < ne; ++e) groups[color[e]].push_back(e);
+    return groups;
+}
+
+int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
+    const int* outer = A.outerIndexPtr();
+    const int* inner = A.innerIndexPtr();
+    const int* begin = inner + outer[col];
+    const int* end = inner + outer[col + 1];
+    const int* it = std::lower_bound(begin, end, row);
+    if (it == end || *it != row)
+        throw RunError("internal error: entry (" + std::to_string(row) + ", " + std::to_string(col) +
+                       ") is not in the sparsity pattern");
+    return static_cast<int>(it - inner);
+}
+
+void PatternBuilder::AddBlock(int row, int rows, int col, int cols) {
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) triplets_.emplace_back(row + i, col + j, 0.0);
+}
+
+Eigen::SparseMatrix<double> PatternBuilder::Build() const {
+    Eigen::SparseMatrix<double> A(n_, n_);
+    A.setFromTriplets(triplets_.begin(), triplets_.end(), [](double a, double) { return a; });
+    A.makeCompressed();
+    return A;
+}
+
+}  // namespace mbstep

@@ -1,0 +1,87 @@
+#include "mbstep/integrator/first_order.hpp"
+
+#include <sstream>
+
+#include "mbstep/io/deck_input.hpp"
+
+namespace mbstep {
+
+std::pair<RhoParameter, RhoParameter> RhoParameter::Read(DeckInput& in, double default_rho,
+                                                         const std::string& what) {
+    auto read_one = [&](const char* label) {
+        const SourceLocation where = in.Where();
+        DrivePtr d = in.GetDrive(label);
+        if (d->IsConstant()) {
+            const double v = d->Value(0.0);
+            if (!(v >= 0.0 && v <= 1.0)) {
+                std::ostringstream os;
+                os << what << ": " << label << " must be in [0, 1], got " << v;
+                in.Fail(where, os.str());
+            }
+        }
+        return RhoParameter(d);
+    };
+    RhoParameter rho(std::make_shared<ConstDrive>(default_rho));
+    if (in.HasArg()) rho = read_one("rho_inf");
+    RhoParameter alg = rho;
+    if (in.HasArg()) alg = read_one("algebraic rho_inf");
+    return {rho, alg};
+}
+
+double RhoParameter::At(double t) const {
+    const double v = drive_->Value(t);
+    if (!(v >= 0.0 && v <= 1.0)) {
+        std::ostringstream os;
+        os << "rho_inf drive gives " << v << " at t = " << t << "; accepted range is [0, 1]";
+        throw RunError(os.str());
+    }
+    return v;
+}
+
+void FirstOrderIntegrator::Attach(Formulation& f, const SolverSettings& s) {
+    problem_ = f.first_order();
+    if (!problem_)
+        throw RunError("integrator '" + name() + "' needs a first-order DAE formulation (cgr); '" +
+                       f.name() + "' is not one");
+    newton_ = std::make_unique<NewtonSolver>(s);
+    newton_->Setup(problem_->pattern());
+}
+
+namespace {
+class PointSystem final : public NewtonSystem {
+public:
+    PointSystem(FirstOrderProblem& p, double c) : p_(p), c_(c) {}
+    void Residual(Eigen::VectorXd& r) override { p_.Residual(c_, r); }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override { p_.Jacobian(c_, J); }
+    void Update(const Eigen::VectorXd& dx) override { p_.Update(dx, c_); }
+    std::string DescribeEquation(int row) const override { return p_.DescribeEquation(row); }
+
+private:
+    FirstOrderProblem& p_;
+    double c_;
+};
+}  // namespace
+
+NewtonResult FirstOrderIntegrator::SolvePoint(double c) {
+    if (c != last_c_) newton_->InvalidateJacobian();
+    last_c_ = c;
+    PointSystem sys(*problem_, c);
+    return newton_->Solve(sys);
+}
+
+StepStats FirstOrderIntegrator::MakeStats(const NewtonResult& r, double t) const {
+    StepStats s;
+    s.iterations = r.iterations;
+    s.factorizations = r.factorizations;
+    s.residual = r.residual;
+    s.solution = r.solution;
+    s.converged = r.converged;
+    if (!r.converged) {
+        std::ostringstream os;
+        os << "at t = " << t << ": " << r.message;
+        s.failure = os.str();
+    }
+    return s;
+}
+
+}  // namespace mbstep

@@ -1,0 +1,97 @@
+#include "mbstep/io/output.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep {
+
+std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision) {
+    std::ostringstream os;
+    os << std::setprecision(precision);
+    constexpr double kDeg = 180.0 / M_PI;
+    Vec3 a;
+    switch (o) {
+        case OrientationOutput::kEuler123: a = Euler123FromRotation(R) * kDeg; break;
+        case OrientationOutput::kEuler313: a = Euler313FromRotation(R) * kDeg; break;
+        case OrientationOutput::kEuler321: a = Euler321FromRotation(R) * kDeg; break;
+        case OrientationOutput::kOrientationVector: a = LogSO3(R); break;
+        case OrientationOutput::kOrientationMatrix:
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) os << (i + j ? " " : "") << R(i, j);
+            return os.str();
+    }
+    os << a.x() << " " << a.y() << " " << a.z();
+    return os.str();
+}
+
+OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model)
+    : settings_(settings), model_(model) {
+    for (const auto& e : model.elements()) has_jnt_ = has_jnt_ || e->HasReactionOutput();
+    mov_ = Open(prefix + ".mov");
+    out_ = Open(prefix + ".out");
+    log_ = Open(prefix + ".log");
+    csv_ = Open(prefix + ".csv");
+    if (has_jnt_) jnt_ = Open(prefix + ".jnt");
+    out_ << "# Step Time TStep NIter ResErr SolErr SolConv Out\n";
+    csv_ << "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations\n";
+    out_.flush();
+    csv_.flush();
+}
+
+std::ofstream OutputWriter::Open(const std::string& path) {
+    std::ofstream f(path);
+    if (!f) throw RunError("cannot open output file " + path);
+    files_.push_back(path);
+    return f;
+}
+
+void OutputWriter::WriteLog(const std::string& text) {
+    log_ << text;
+    log_.flush();
+}
+
+void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
+                             const Formulation& f) {
+    const int p = settings_.output_precision;
+    out_ << std::setprecision(p) << "Step " << step << " " << t << " " << dt << " " << stats.iterations
+         << " " << stats.residual << " " << stats.solution << " "
+         << (settings_.solver.solution_tolerance > 0 && stats.solution <= settings_.solver.solution_tolerance)
+         << " " << output << "\n";
+    out_.flush();
+    if (!output) return;
+    const auto& states = f.node_states();
+    mov_ << std::setprecision(p);
+    for (size_t i = 0; i < states.size(); ++i) {
+        const StructuralNode& n = model_.nodes()[i];
+        if (!n.output) continue;
+        const FrameState& s = states[i];
+        mov_ << n.label << " " << s.x.x() << " " << s.x.y() << " " << s.x.z() << " "
+             << FormatOrientation(s.R, n.orientation_output, p) << " " << s.v.x() << " " << s.v.y()
+             << " " << s.v.z() << " " << s.w.x() << " " << s.w.y() << " " << s.w.z() << "\n";
+    }
+    mov_.flush();
+    if (has_jnt_) {
+        const auto& elems = model_.elements();
+        for (size_t e = 0; e < elems.size(); ++e) {
+            if (!elems[e]->HasReactionOutput()) continue;
+            std::vector<const FrameState*> ptr;
+            for (int k : elems[e]->nodes()) ptr.push_back(&states[k]);
+            ElementContext ctx{t, ptr.data(), f.multipliers(static_cast<int>(e)),
+                               model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
+            jnt_ << std::setprecision(p);
+            elems[e]->WriteReaction(jnt_, ctx);
+        }
+        jnt_.flush();
+    }
+    const Invariants inv = f.ComputeInvariants();
+    csv_ << std::setprecision(12) << t << "," << inv.kinetic << "," << inv.potential << ","
+         << inv.kinetic + inv.potential << "," << inv.momentum.x() << "," << inv.momentum.y() << ","
+         << inv.momentum.z() << "," << inv.angular_momentum.x() << "," << inv.angular_momentum.y()
+         << "," << inv.angular_momentum.z() << "," << inv.constraint_violation << ","
+         << stats.iterations << "\n";
+    csv_.flush();
+}
+
+}  // namespace mbstep

@@ -1,0 +1,202 @@
+// mbstep — the run loop (MBDyn Solver::Run): initial derivatives, then steps of constant size
+// h; a failed step is retried with h reduced by `strategy: factor` when the deck asks for it,
+// otherwise the run stops naming the time, the step and the worst equation.
+#include "mbstep/simulation.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "mbstep/formulation/formulation.hpp"
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/output.hpp"
+
+namespace mbstep {
+namespace {
+
+std::string DefaultPrefix(const std::string& deck) {
+    const std::string ext = ".mbd";
+    if (deck.size() > ext.size() && deck.compare(deck.size() - ext.size(), ext.size(), ext) == 0)
+        return deck.substr(0, deck.size() - ext.size());
+    return deck;
+}
+
+class Progress {
+public:
+    Progress(bool on, double t0, double tf) : on_(on), t0_(t0), tf_(tf), tty_(isatty(2)) {}
+    void Update(double t) {
+        if (!on_ || tf_ <= t0_) return;
+        const int pct = static_cast<int>(std::floor(100.0 * (t - t0_) / (tf_ - t0_) + 1e-9));
+        if (tty_) {
+            if (pct == last_) return;
+            last_ = pct;
+            const int w = 40, fill = std::min(w, pct * w / 100);
+            std::cerr << "\r[" << std::string(fill, '#') << std::string(w - fill, ' ') << "] "
+                      << std::setw(3) << std::min(pct, 100) << "%  t = " << t << std::flush;
+        } else if (pct / 10 > last_ / 10 || last_ < 0) {
+            last_ = pct;
+            std::cerr << "[" << std::string(std::min(pct, 100) / 5, '#')
+                      << std::string(20 - std::min(pct, 100) / 5, '.') << "] " << std::min(pct, 100)
+                      << "%  t = " << t << "\n";
+        }
+    }
+    void Done() {
+        if (on_ && tty_) std::cerr << "\n";
+    }
+
+private:
+    bool on_;
+    double t0_, tf_;
+    bool tty_;
+    int last_{-1};
+};
+
+std::string ModelSummary(const Deck& deck, Formulation& f) {
+    std::ostringstream os;
+    const Model& m = deck.model;
+    std::map<std::string, int> counts;
+    for (const auto& e : m.elements()) counts[e->statement() + " " + e->type()]++;
+    int dynamic = 0;
+    for (const auto& n : m.nodes()) dynamic += n.kind == NodeKind::kDynamic;
+    os << "mbstep model summary\n"
+       << "deck: " << deck.path << "\n"
+       << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
+    for (const auto& [k, v] : counts) os << "element " << k << ": " << v << "\n";
+    os << "gravity: " << (m.gravity() ? "yes" : "no") << "\n"
+       << "formulation: " << f.name() << "\n"
+       << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"
+       << "unknowns: " << (f.first_order() ? f.first_order()->num_dofs() : 0) << "\n"
+       << "linear solver: " << deck.settings.solver.linear_solver;
+    if (!deck.settings.solver.linear_solver_requested.empty() &&
+        deck.settings.solver.linear_solver_requested != deck.settings.solver.linear_solver)
+        os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";
+    os << "\nnonlinear solver: newton raphson" << (deck.settings.solver.modified_newton ? ", modified" : "")
+       << "\ninitial time: " << deck.settings.initial_time << "\nfinal time: " << deck.settings.final_time
+       << "\ntime step: " << deck.settings.time_step << "\n";
+    return os.str();
+}
+
+}  // namespace
+
+RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) {
+    const auto start = std::chrono::steady_clock::now();
+    RunSettings& rs = deck.settings;
+    if (!deck.integrator) throw RunError("deck has no integrator");
+    Integrator& integrator = *deck.integrator;
+    const IntegratorDescriptor* idesc = registry.FindIntegrator(deck.method_name);
+
+    // Formulation: the deck's, or the method's default.
+    std::string fname = rs.formulation;
+    if (fname.empty()) fname = idesc ? idesc->default_formulation : "cgr";
+    const FormulationDescriptor* fdesc = registry.FindFormulation(fname);
+    if (!fdesc) {
+        std::string list;
+        for (const auto& d : registry.formulations()) list += (list.empty() ? "" : ", ") + d.name;
+        throw RunError("unknown formulation '" + fname + "'; available: " + list);
+    }
+    if (fdesc->provides != integrator.requires_interface())
+        throw RunError("method '" + deck.method_name + "' cannot run on formulation '" + fname +
+                       "' (it needs another equation form)");
+    std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);
+    formulation->set_threads(options.threads);
+    integrator.Attach(*formulation, rs.solver);
+
+    const double t0 = rs.initial_time;
+    double h = rs.time_step;
+    if (!(h > 0.0)) throw RunError("time step must be positive");
+    FirstOrderProblem* fo = formulation->first_order();
+    if (fo) {
+        fo->SetTime(t0);
+        fo->SolveInitialDerivatives(rs.solver, h);
+    }
+
+    // Output files are created only now, after everything was validated.
+    RunSummary summary;
+    summary.method = deck.method_name;
+    summary.formulation = formulation->name();
+    std::unique_ptr<OutputWriter> out;
+    if (options.write_output) {
+        const std::string prefix = options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
+        out = std::make_unique<OutputWriter>(prefix, rs, deck.model);
+        out->WriteLog(ModelSummary(deck, *formulation));
+        StepStats s0;
+        s0.converged = true;
+        out->WriteStep(0, t0, 0.0, s0, true, *formulation);
+    }
+    if (options.on_step) options.on_step(t0, *formulation);
+
+    integrator.Start(t0, h);
+    const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
+    Progress progress(options.progress && !rs.forever, t0, tf);
+    double t = t0;
+    int step = 0;
+    double t_anchor = t0;  // times are t_anchor + k h, exact multiples between step changes
+    int k_anchor = 0;
+    while (t < tf - 1e-9 * h) {
+        if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
+        StepStats st = integrator.Advance(t, h);
+        int reductions = 0;
+        while (!st.converged && rs.solver.strategy_factor && reductions < rs.solver.strategy_max_reductions &&
+               h * rs.solver.strategy_reduction >= rs.solver.min_time_step) {
+            ++summary.failed_steps;
+            h *= rs.solver.strategy_reduction;
+            ++reductions;
+            st = integrator.Advance(t, h);
+        }
+        summary.iterations += st.iterations;
+        summary.factorizations += st.factorizations;
+        if (!st.converged) {
+            summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
+            summary.final_time = t;
+            summary.steps = step;
+            summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (out) summary.files = out->files();
+            progress.Done();
+            throw RunError("Newton failed at step " + std::to_string(step + 1) + ", " + st.failure);
+        }
+        ++step;
+        if (reductions) {
+            t += h;
+            t_anchor = t;
+            k_anchor = step;
+            h = rs.time_step;  // the next step tries the nominal size again
+        } else {
+            t = t_anchor + (step - k_anchor) * h;
+        }
+        const bool output = (step % std::max(1, rs.output_every)) == 0;
+        if (out) out->WriteStep(step, t, h, st, output, *formulation);
+        if (options.on_step) options.on_step(t, *formulation);
+        progress.Update(t);
+    }
+    progress.Done();
+    summary.completed = true;
+    summary.steps = step;
+    summary.final_time = t;
+    summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (out) summary.files = out->files();
+    return summary;
+}
+
+std::string Describe(const RunSummary& s) {
+    std::ostringstream os;
+    os << "mbstep: " << (s.completed ? "completed" : "stopped") << " at t = " << s.final_time
+       << " after " << s.steps << " steps with " << s.method << " on the " << s.formulation
+       << " formulation; " << s.iterations << " Newton iterations ("
+       << std::setprecision(3) << (s.steps ? double(s.iterations) / s.steps : 0.0)
+       << " per step), " << s.factorizations << " factorizations";
+    if (s.failed_steps) os << ", " << s.failed_steps << " failed steps retried";
+    os << "; wall time " << std::setprecision(3) << s.wall_seconds << " s";
+    if (!s.files.empty()) {
+        os << "; output:";
+        for (const auto& f : s.files) os << " " << f;
+    }
+    os << ".";
+    return os.str();
+}
+
+}  // namespace mbstep

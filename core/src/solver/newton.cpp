@@ -1,0 +1,107 @@
+#include "mbstep/solver/newton.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mbstep/common.hpp"
+
+namespace mbstep {
+
+NewtonSolver::NewtonSolver(const SolverSettings& s)
+    : settings_(s), linear_(MakeLinearSolver(s.linear_solver)) {}
+
+void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
+    J_ = pattern;
+    r_.setZero(pattern.rows());
+    dx_.setZero(pattern.rows());
+    linear_->Analyze(J_);
+    jacobian_valid_ = false;
+}
+
+double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const {
+    Eigen::Index i = 0;
+    double m = v.size() ? v.cwiseAbs().maxCoeff(&i) : 0.0;
+    if (worst) *worst = static_cast<int>(i);
+    if (!std::isfinite(m) || v.hasNaN()) {
+        for (Eigen::Index k = 0; k < v.size(); ++k)
+            if (!std::isfinite(v[k])) {
+                if (worst) *worst = static_cast<int>(k);
+                break;
+            }
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    return test == ResidualTest::kMinMax ? m : v.norm();
+}
+
+NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
+    NewtonResult res;
+    const bool modified = settings_.modified_newton;
+    const int max_it = settings_.max_iterations;
+    double previous = 0.0;
+    for (int it = 0;; ++it) {
+        system.Residual(r_);
+        int worst = -1;
+        const double rn = Norm(r_, settings_.residual_test == ResidualTest::kNone ? ResidualTest::kNorm
+                                                                                  : settings_.residual_test,
+                               &worst);
+        res.residual = rn;
+        res.worst_row = worst;
+        if (std::isnan(rn)) {
+            res.message = "non-finite residual in " + system.DescribeEquation(worst);
+            return res;
+        }
+        // Converged on the residual test, or on the solution-increment test when one is set.
+        const bool res_ok = settings_.residual_test != ResidualTest::kNone &&
+                            rn <= settings_.residual_tolerance;
+        const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&
+                            res.solution <= settings_.solution_tolerance;
+        if (res_ok || sol_ok) {
+            res.converged = true;
+            return res;
+        }
+        if (it >= max_it) {
+            if (settings_.max_iterations_at_most) {
+                res.converged = true;
+                return res;
+            }
+            std::ostringstream os;
+            os << "no convergence after " << it << " iterations: residual " << rn
+               << " (tolerance " << settings_.residual_tolerance << "), worst equation "
+               << system.DescribeEquation(worst);
+            res.message = os.str();
+            return res;
+        }
+        // Decide whether to (re)factor.
+        bool refactor = !modified || !jacobian_valid_;
+        if (modified && jacobian_valid_) {
+            if (settings_.modified_newton_iterations > 0 &&
+                uses_of_factorization_ >= settings_.modified_newton_iterations)
+                refactor = true;
+            if (it > 0 && rn > 0.5 * previous) refactor = true;  // poor contraction
+        }
+        if (refactor) {
+            system.Jacobian(J_);
+            if (!linear_->Factor(J_)) {
+                res.message = "singular iteration matrix (check constraints and boundary conditions)";
+                return res;
+            }
+            ++res.factorizations;
+            jacobian_valid_ = true;
+            uses_of_factorization_ = 0;
+        }
+        ++uses_of_factorization_;
+        previous = rn;
+        dx_ = -r_;
+        linear_->Solve(dx_);
+        int worst_dx = -1;
+        res.solution = Norm(dx_, ResidualTest::kNorm, &worst_dx);
+        if (std::isnan(res.solution)) {
+            res.message = "non-finite Newton increment in " + system.DescribeEquation(worst_dx);
+            return res;
+        }
+        system.Update(dx_);
+        ++res.iterations;
+    }
+}
+
+}  // namespace mbstep

@@ -1,0 +1,575 @@
+// mbstep — formulation `cgr` (equations in cgr_formulation.hpp).
+#include "cgr_formulation.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <Eigen/SparseLU>
+#include <algorithm>
+#include <sstream>
+
+#include "mbstep/assembly/assembly.hpp"
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::cgr {
+
+namespace {
+constexpr int kDynamicDofs = 12;
+constexpr int kStaticDofs = 6;
+
+template <class Block>
+void AddColumnRuns(double* values, const int* slots, int cols, int rows, const Block& b) {
+    for (int j = 0; j < cols; ++j) {
+        double* v = values + slots[j];
+        for (int i = 0; i < rows; ++i) v[i] += b(i, j);
+    }
+}
+}  // namespace
+
+CgrFormulation::CgrFormulation(const Model& model) : model_(model) {
+    const auto& mnodes = model.nodes();
+    const int nn = static_cast<int>(mnodes.size());
+    nodes_.resize(nn);
+    states_.resize(nn);
+    past_.resize(nn);
+
+    // Inertia attached to nodes by bodies (node frame).
+    std::vector<NodeInertia> inertia(nn);
+    const auto& elems = model.elements();
+    for (const auto& e : elems) {
+        std::vector<NodeInertia> local(e->nodes().size());
+        e->AddInertia(local);
+        for (size_t k = 0; k < local.size(); ++k) inertia[e->nodes()[k]] += local[k];
+    }
+
+    // Dof numbering: nodes, then multipliers.
+    int off = 0;
+    for (int i = 0; i < nn; ++i) {
+        NodeData& nd = nodes_[i];
+        nd.offset = off;
+        nd.dynamic = mnodes[i].kind == NodeKind::kDynamic;
+        nd.inertia = inertia[i];
+        if (nd.dynamic && inertia[i].m <= 0.0)
+            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
+                           " has no mass: attach a body or make it static");
+        off += nd.dynamic ? kDynamicDofs : kStaticDofs;
+    }
+    const int node_dofs = off;
+    elements_.resize(elems.size());
+    state_ptr_offset_.resize(elems.size());
+    int ptrs = 0;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const int m = elems[e]->num_multipliers();
+        if (m > ElementBlock::kMaxMultipliers ||
+            static_cast<int>(elems[e]->nodes().size()) > ElementBlock::kMaxNodes)
+            throw RunError("element " + std::to_string(elems[e]->label()) + " exceeds the block size");
+        elements_[e].m = m;
+        if (m > 0) {
+            elements_[e].mult_offset = off;
+            off += m;
+        }
+        state_ptr_offset_[e] = ptrs;
+        ptrs += static_cast<int>(elems[e]->nodes().size());
+        if (elems[e]->HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
+    }
+    n_ = off;
+    kinds_.assign(n_, DofKind::kDifferential);
+    std::fill(kinds_.begin() + node_dofs, kinds_.end(), DofKind::kAlgebraic);
+    state_ptrs_.resize(ptrs);
+    for (size_t e = 0; e < elems.size(); ++e)
+        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
+            state_ptrs_[state_ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+
+    // Colouring of the active elements for deterministic parallel assembly.
+    std::vector<std::vector<int>> en;
+    for (int e : active_elements_) en.push_back(elems[e]->nodes());
+    colors_ = ColorElements(en, nn);
+    for (auto& c : colors_)
+        for (int& k : c) k = active_elements_[k];
+
+    // Initial state: g = 0 relative to R0, g' = w0 with w_ref = 0 (so w = G(0) g' = w0).
+    y_.setZero(n_);
+    yp_.setZero(n_);
+    for (int i = 0; i < nn; ++i) {
+        const FrameState& s0 = mnodes[i].initial;
+        NodeData& nd = nodes_[i];
+        nd.R_ref = s0.R;
+        nd.w_ref.setZero();
+        y_.segment<3>(nd.offset) = s0.x;
+        yp_.segment<3>(nd.offset) = s0.v;
+        yp_.segment<3>(nd.offset + 3) = s0.w;
+        past_[i].push_back({s0.R, s0.w});
+    }
+    t_ = 0.0;
+    BuildPattern();
+    ComputeStates();
+    // Momenta consistent with the initial twist.
+    for (int i = 0; i < nn; ++i) {
+        NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        y_.segment<3>(nd.offset + 6) = nd.inertia.m * s.v + s.w.cross(S);
+        y_.segment<3>(nd.offset + 9) = S.cross(s.v) + J * s.w;
+    }
+    states_dirty_ = true;
+}
+
+void CgrFormulation::BuildPattern() {
+    const auto& elems = model_.elements();
+    PatternBuilder pb(n_);
+    for (const NodeData& nd : nodes_) {
+        const int k = nd.dynamic ? kDynamicDofs : kStaticDofs;
+        pb.AddBlock(nd.offset, k, nd.offset, k);
+    }
+    for (int e : active_elements_) {
+        const auto& en = elems[e]->nodes();
+        const ElementData& ed = elements_[e];
+        for (int a : en) {
+            for (int b : en) pb.AddBlock(nodes_[a].offset, 6, nodes_[b].offset, 6);
+            if (ed.m > 0) {
+                pb.AddBlock(nodes_[a].offset, 6, ed.mult_offset, ed.m);
+                pb.AddBlock(ed.mult_offset, ed.m, nodes_[a].offset, 6);
+            }
+        }
+        if (ed.m > 0 && en.empty()) pb.AddBlock(ed.mult_offset, ed.m, ed.mult_offset, ed.m);
+    }
+    pattern_ = pb.Build();
+
+    // Slots: for every column of a dense block, the value index of the block's first row.
+    node_slots_.clear();
+    for (const NodeData& nd : nodes_) {
+        const int k = nd.dynamic ? kDynamicDofs : kStaticDofs;
+        for (int j = 0; j < kDynamicDofs; ++j)
+            node_slots_.push_back(j < k ? PatternSlot(pattern_, nd.offset, nd.offset + j) : -1);
+    }
+    for (int e : active_elements_) {
+        const auto& en = elems[e]->nodes();
+        ElementData& ed = elements_[e];
+        ed.slots.clear();
+        for (int a : en)  // node rows x node columns: [(a * k + b) * 6 + j]
+            for (int b : en)
+                for (int j = 0; j < 6; ++j)
+                    ed.slots.push_back(PatternSlot(pattern_, nodes_[a].offset, nodes_[b].offset + j));
+        for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
+            for (int j = 0; j < ed.m; ++j)
+                ed.slots.push_back(PatternSlot(pattern_, nodes_[a].offset, ed.mult_offset + j));
+        for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
+            for (int j = 0; j < 6 && ed.m > 0; ++j)
+                ed.slots.push_back(PatternSlot(pattern_, ed.mult_offset, nodes_[b].offset + j));
+    }
+}
+
+void CgrFormulation::ComputeStates() const {
+    if (!states_dirty_) return;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        NodeData& nd = nodes_[i];
+        const Vec3 g = y_.segment<3>(nd.offset + 3);
+        const Vec3 gp = yp_.segment<3>(nd.offset + 3);
+        nd.Rg = CgrRotation(g);
+        nd.G = CgrG(g);
+        const Vec3 Rw = nd.Rg * nd.w_ref;
+        nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Rw) * nd.G;
+        FrameState& s = states_[i];
+        s.x = y_.segment<3>(nd.offset);
+        s.R = nd.Rg * nd.R_ref;
+        s.v = yp_.segment<3>(nd.offset);
+        s.w = nd.G * gp + Rw;
+    }
+    states_dirty_ = false;
+}
+
+const std::vector<FrameState>& CgrFormulation::node_states() const {
+    ComputeStates();
+    return states_;
+}
+
+const double* CgrFormulation::multipliers(int element) const {
+    const ElementData& ed = elements_[element];
+    return ed.m > 0 ? y_.data() + ed.mult_offset : nullptr;
+}
+
+void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) const {
+    const Element& el = *model_.elements()[e];
+    ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e),
+                       model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+    block.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, jacobian);
+    el.Evaluate(ctx, block);
+}
+
+template <class F>
+void CgrFormulation::ForEachElementColored(F&& f) const {
+    if (threads_ <= 1) {
+        for (const auto& color : colors_)
+            for (int e : color) f(e, scratch_.local());
+        return;
+    }
+    tbb::task_arena arena(threads_);
+    arena.execute([&] {
+        for (const auto& color : colors_)
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, color.size()),
+                              [&](const tbb::blocked_range<size_t>& range) {
+                                  ElementBlock& block = scratch_.local();
+                                  for (size_t k = range.begin(); k != range.end(); ++k)
+                                      f(color[k], block);
+                              });
+    });
+}
+
+void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
+    states_dirty_ = true;  // y, y' may have been written directly (prediction, tests)
+    ComputeStates();
+    r.setZero(n_);
+    // Inertia terms (1)-(4) of dynamic nodes.
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const int o = nd.offset;
+        const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        r.segment<3>(o) = -yp_.segment<3>(o + 6);                                   // (1)
+        r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);            // (2)
+        r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(S);             // (3)
+        r.segment<3>(o + 9) = gamma - S.cross(s.v) - J * s.w;                       // (4)
+    }
+    // Element forces and constraints.
+    const auto& elems = model_.elements();
+    ForEachElementColored([&](int e, ElementBlock& b) {
+        EvaluateElement(e, b, false);
+        const auto& en = elems[e]->nodes();
+        for (size_t a = 0; a < en.size(); ++a) r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
+        const ElementData& ed = elements_[e];
+        if (ed.m > 0) {
+            const double s = elems[e]->constraint_level() == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
+            r.segment(ed.mult_offset, ed.m) = -s * b.phi;  // (5)
+        }
+    });
+}
+
+void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
+    states_dirty_ = true;
+    ComputeStates();
+    double* values = Jm.valuePtr();
+    std::fill(values, values + Jm.nonZeros(), 0.0);
+    const Mat3 I = Mat3::Identity();
+    // Inertia blocks of dynamic nodes; columns (x', g', beta', gamma') + c d/d(x, g, beta, gamma).
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const int o = nd.offset;
+        const Vec3 beta = y_.segment<3>(o + 6);
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        const Mat3 Sx = Skew(S);
+        Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
+        B.block<3, 3>(0, 6) = -I;                                              // (1) beta'
+        B.block<3, 3>(3, 9) = -I;                                              // (2) gamma'
+        B.block<3, 3>(3, 0) = Skew(beta);                                      // (2) x'
+        B.block<3, 3>(3, 6) = -c * Skew(s.v);                                  // (2) beta
+        B.block<3, 3>(6, 6) = c * I;                                           // (3) beta
+        B.block<3, 3>(6, 0) = -nd.inertia.m * I;                               // (3) x'
+        B.block<3, 3>(6, 3) = Sx * nd.G + c * (Sx * nd.Omega + Skew(s.w) * Sx * nd.G);  // (3) g', g
+        B.block<3, 3>(9, 9) = c * I;                                           // (4) gamma
+        B.block<3, 3>(9, 0) = -Sx;                                             // (4) x'
+        B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
+                                               J * Skew(s.w) * nd.G - J * nd.Omega);  // (4) g', g
+        AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
+    }
+    // Element blocks mapped to (x', g') columns.
+    const auto& elems = model_.elements();
+    ForEachElementColored([&](int e, ElementBlock& b) {
+        EvaluateElement(e, b, true);
+        const auto& en = elems[e]->nodes();
+        const int k = static_cast<int>(en.size());
+        const ElementData& ed = elements_[e];
+        const int* slots = ed.slots.data();
+        Eigen::Matrix<double, 6, 6> blk;
+        for (int a = 0; a < k; ++a)
+            for (int bb = 0; bb < k; ++bb) {
+                const NodeData& nb = nodes_[en[bb]];
+                const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
+                const auto C = b.C.block<6, 6>(6 * a, 6 * bb);
+                blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
+                blk.rightCols<3>() = -(C.rightCols<3>() * nb.G +
+                                       c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
+                AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
+            }
+        if (ed.m > 0) {
+            const int* lslots = slots + k * k * 6;
+            for (int a = 0; a < k; ++a)
+                for (int j = 0; j < ed.m; ++j) {
+                    double* v = values + lslots[a * ed.m + j];
+                    for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
+                }
+            const double s = elems[e]->constraint_level() == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
+            const int* cslots = lslots + k * ed.m;
+            Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(ed.m, 6);
+            for (int bb = 0; bb < k; ++bb) {
+                const NodeData& nb = nodes_[en[bb]];
+                const auto Pq = b.phi_q.middleCols<6>(6 * bb);
+                const auto Pv = b.phi_v.middleCols<6>(6 * bb);
+                cb.leftCols<3>() = -s * (Pv.leftCols<3>() + c * Pq.leftCols<3>());
+                cb.rightCols<3>() = -s * (Pv.rightCols<3>() * nb.G +
+                                          c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
+                AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
+            }
+        }
+    });
+}
+
+void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
+    for (int i = 0; i < n_; ++i) {
+        if (kinds_[i] == DofKind::kDifferential) {
+            yp_[i] += delta[i];
+            y_[i] += c * delta[i];
+        } else {
+            y_[i] += delta[i];
+        }
+    }
+    states_dirty_ = true;
+}
+
+void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh, std::vector<Eigen::VectorXd>& yph) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        NodeData& nd = nodes_[i];
+        const auto& past = past_[i];
+        const Mat3 Rt_last = past[0].R.transpose();
+        const size_t n = std::min(yh.size(), past.size());
+        for (size_t j = 0; j < n; ++j) {
+            if (j == 0) {
+                yh[0].segment<3>(nd.offset + 3).setZero();
+                yph[0].segment<3>(nd.offset + 3) = past[0].w;
+            } else {
+                const Vec3 g = CgrFromRotation(past[j].R * Rt_last);
+                yh[j].segment<3>(nd.offset + 3) = g;
+                yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * past[j].w;
+            }
+        }
+        nd.R_ref = past[0].R;
+        nd.w_ref.setZero();
+    }
+    states_dirty_ = true;
+}
+
+void CgrFormulation::AfterPredict() {
+    for (NodeData& nd : nodes_) {
+        const Vec3 g = y_.segment<3>(nd.offset + 3);
+        const Vec3 gp = yp_.segment<3>(nd.offset + 3);
+        nd.w_ref = CgrG(g) * gp + CgrRotation(g) * nd.w_ref;
+        nd.R_ref = CgrRotation(g) * nd.R_ref;
+        y_.segment<3>(nd.offset + 3).setZero();
+        yp_.segment<3>(nd.offset + 3).setZero();
+    }
+    states_dirty_ = true;
+}
+
+void CgrFormulation::AfterConvergence() {
+    ComputeStates();
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        auto& past = past_[i];
+        past.insert(past.begin(), PastPoint{states_[i].R, states_[i].w});
+        if (past.size() > kMaxPast) past.pop_back();
+    }
+}
+
+void CgrFormulation::RestoreLastSolved() {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        nodes_[i].R_ref = past_[i][0].R;
+        nodes_[i].w_ref.setZero();
+    }
+    states_dirty_ = true;
+}
+
+std::string CgrFormulation::DescribeEquation(int row) const {
+    static const char* kNodeRows[12] = {"force x",    "force y",    "force z",    "moment x",
+                                        "moment y",   "moment z",   "momentum x", "momentum y",
+                                        "momentum z", "momentum moment x", "momentum moment y",
+                                        "momentum moment z"};
+    std::ostringstream os;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const int k = nodes_[i].dynamic ? kDynamicDofs : kStaticDofs;
+        if (row >= nodes_[i].offset && row < nodes_[i].offset + k) {
+            os << "structural node " << model_.nodes()[i].label << ", "
+               << kNodeRows[row - nodes_[i].offset];
+            return os.str();
+        }
+    }
+    const auto& elems = model_.elements();
+    for (size_t e = 0; e < elements_.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        if (ed.m > 0 && row >= ed.mult_offset && row < ed.mult_offset + ed.m) {
+            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
+               << "), constraint equation " << (row - ed.mult_offset + 1);
+            return os.str();
+        }
+    }
+    os << "equation " << row;
+    return os.str();
+}
+
+Invariants CgrFormulation::ComputeInvariants() const {
+    ComputeStates();
+    Invariants inv;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        const Vec3 p = nd.inertia.m * s.v + s.w.cross(S);
+        inv.kinetic += 0.5 * nd.inertia.m * s.v.squaredNorm() + s.v.dot(s.w.cross(S)) +
+                       0.5 * s.w.dot(J * s.w);
+        inv.momentum += p;
+        inv.angular_momentum += s.x.cross(p) + S.cross(s.v) + J * s.w;
+    }
+    const auto& elems = model_.elements();
+    ElementBlock& b = scratch_.local();
+    for (size_t e = 0; e < elems.size(); ++e) {
+        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(static_cast<int>(e)),
+                           model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+        inv.potential += elems[e]->PotentialEnergy(ctx);
+        if (elements_[e].m > 0 && elems[e]->constraint_level() == ConstraintLevel::kPosition) {
+            EvaluateElement(static_cast<int>(e), b, false);
+            inv.constraint_violation = std::max(inv.constraint_violation, b.phi.cwiseAbs().maxCoeff());
+        }
+    }
+    return inv;
+}
+
+// Initial derivatives, solved at acceleration level (exact, no regularisation): with the
+// node accelerations a, alpha and the multipliers as unknowns,
+//   [m I, -skew(S); skew(S), J] (a; alpha) - L lambda = f_app - (w x (w x S);
+//                                            v x beta + (w x S) x v + w x (J w))
+//   phi_q (a; alpha) = -d2/dtau2 phi(q(tau), t0 + tau)   (position-level constraints)
+//   phi_v (a; alpha) = -d/dtau phi(q(tau), v, t0 + tau)  (velocity-level constraints)
+// where q(tau) moves with the constant initial twist; the tau-derivatives of phi are central
+// differences of phi_q v + phi_t. Then beta' = m a + alpha x S + w x (w x S) and
+// gamma' = (w x S) x v + S x a + J alpha + w x (J w). MBDyn's regularised derivative phase
+// omits the velocity-product terms (its multipliers miss centripetal contributions); the
+// `derivatives ...` statements are accepted and this exact solve replaces it.
+int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double /*h*/) {
+    ComputeStates();
+    const auto& elems = model_.elements();
+    const int nn = static_cast<int>(nodes_.size());
+    const int node_dofs = 6 * nn;
+    int nm = 0;
+    std::vector<int> moff(elems.size(), -1);
+    for (size_t e = 0; e < elems.size(); ++e)
+        if (elements_[e].m > 0) {
+            moff[e] = node_dofs + nm;
+            nm += elements_[e].m;
+        }
+    const int N = node_dofs + nm;
+    std::vector<Eigen::Triplet<double>> trip;
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
+    for (int i = 0; i < nn; ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        Mat6 M;
+        M << nd.inertia.m * Mat3::Identity(), -Skew(S), Skew(S), J;
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < 6; ++c)
+                if (M(r, c) != 0.0) trip.emplace_back(6 * i + r, 6 * i + c, M(r, c));
+        const Vec3 beta = nd.inertia.m * s.v + s.w.cross(S);
+        rhs.segment<3>(6 * i) -= s.w.cross(s.w.cross(S));
+        rhs.segment<3>(6 * i + 3) -= s.v.cross(beta) + s.w.cross(S).cross(s.v) + s.w.cross(J * s.w);
+    }
+    // Element loads with lambda = 0 (f is affine in lambda: f = f_app + L lambda).
+    ElementBlock b;
+    std::vector<double> zero_lambda(ElementBlock::kMaxMultipliers, 0.0);
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const Element& el = *elems[e];
+        if (!el.HasContribution() && elements_[e].m == 0) continue;
+        const auto& en = el.nodes();
+        const int k = static_cast<int>(en.size());
+        const int m = elements_[e].m;
+        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], zero_lambda.data(), grav};
+        b.Reset(k, m, true);
+        el.Evaluate(ctx, b);
+        for (int a = 0; a < k; ++a) {
+            rhs.segment<6>(6 * en[a]) += b.f.segment<6>(6 * a);
+            for (int r = 0; r < 6; ++r)
+                for (int j = 0; j < m; ++j)
+                    if (b.L(6 * a + r, j) != 0.0) trip.emplace_back(6 * en[a] + r, moff[e] + j, -b.L(6 * a + r, j));
+        }
+        if (m == 0) continue;
+        const bool velocity = el.constraint_level() == ConstraintLevel::kVelocity;
+        const auto& G = velocity ? b.phi_v : b.phi_q;
+        for (int j = 0; j < m; ++j)
+            for (int a = 0; a < k; ++a)
+                for (int c = 0; c < 6; ++c)
+                    if (G(j, 6 * a + c) != 0.0) trip.emplace_back(moff[e] + j, 6 * en[a] + c, G(j, 6 * a + c));
+        // psi(tau) = phi_q v + phi_t along the constant-twist motion.
+        std::vector<FrameState> moved(k);
+        std::vector<const FrameState*> ptr(k);
+        auto psi = [&](double tau) {
+            for (int a = 0; a < k; ++a) {
+                const FrameState& s = states_[en[a]];
+                moved[a] = s;
+                moved[a].x = s.x + tau * s.v;
+                moved[a].R = ExpSO3(tau * s.w) * s.R;
+                ptr[a] = &moved[a];
+            }
+            Eigen::VectorXd vt(6 * k);
+            for (int a = 0; a < k; ++a) vt.segment<6>(6 * a) << moved[a].v, moved[a].w;
+            ElementBlock bb;
+            ElementContext c2{t_ + tau, ptr.data(), zero_lambda.data(), grav};
+            bb.Reset(k, m, true);
+            el.Evaluate(c2, bb);
+            Eigen::VectorXd out = bb.phi_q * vt;
+            const double eps = 1e-6;
+            ElementBlock bp, bm;
+            c2.t = t_ + tau + eps;
+            bp.Reset(k, m, false);
+            el.Evaluate(c2, bp);
+            c2.t = t_ + tau - eps;
+            bm.Reset(k, m, false);
+            el.Evaluate(c2, bm);
+            out += (bp.phi - bm.phi) / (2 * eps);
+            return out;
+        };
+        Eigen::VectorXd acc;
+        if (velocity) {
+            acc = psi(0.0);
+        } else {
+            const double d = 1e-6;
+            acc = (psi(d) - psi(-d)) / (2 * d);
+        }
+        rhs.segment(moff[e], m) -= acc;
+    }
+    Eigen::SparseMatrix<double> A(N, N);
+    A.setFromTriplets(trip.begin(), trip.end());
+    A.makeCompressed();
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(A);
+    if (lu.info() != Eigen::Success)
+        throw RunError("initial derivatives: singular system at t = " + std::to_string(t_) +
+                       " (redundant constraints, or a static node without stiffness?)");
+    const Eigen::VectorXd sol = lu.solve(rhs);
+    if (!sol.allFinite()) throw RunError("initial derivatives: non-finite solution");
+    for (int i = 0; i < nn; ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& s = states_[i];
+        const Vec3 S = s.R * nd.inertia.s;
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        const Vec3 a = sol.segment<3>(6 * i), alpha = sol.segment<3>(6 * i + 3);
+        yp_.segment<3>(nd.offset + 6) = nd.inertia.m * a + alpha.cross(S) + s.w.cross(s.w.cross(S));
+        yp_.segment<3>(nd.offset + 9) = s.w.cross(S).cross(s.v) + S.cross(a) + J * alpha + s.w.cross(J * s.w);
+    }
+    for (size_t e = 0; e < elems.size(); ++e)
+        if (elements_[e].m > 0) y_.segment(elements_[e].mult_offset, elements_[e].m) = sol.segment(moff[e], elements_[e].m);
+    states_dirty_ = true;
+    return 1;
+}
+
+}  // namespace mbstep::cgr

@@ -1,0 +1,121 @@
+// mbstep — formulation `cgr`: the first-order implicit DAE r(y, y', t) = 0 of MBDyn, with
+// node rotations in Cayley–Gibbs–Rodrigues parameters relative to the last solved point.
+//
+// Unknowns per dynamic node (12): x, g (pose), beta, gamma (momentum and moment of momentum
+// about the node, global); per static node (6): x, g; per element: its multipliers lambda.
+// With S = R s and J = R J_n R^T (node-frame data summed over the attached bodies),
+// w = G(g) g' + R(g) w_ref, R = R(g) R_ref, and f the element forces (reactions included):
+//
+//   (1) r_F     = f_F - beta'                      force balance
+//   (2) r_M     = f_M - gamma' - x' x beta         moment balance about the moving node
+//   (3) r_beta  = beta - m x' - w x S              momentum definition
+//   (4) r_gamma = gamma - S x x' - J w             moment-of-momentum definition
+//   (5) r_phi   = -phi / c                         holonomic constraints, scaled by 1/(b0 h)
+//                                                  [Bottasso, Bauchau, Cardona 2007; MBDyn]
+//       r_phi   = -phi                             velocity-level constraints
+//   static nodes: (1), (2) without inertia terms.
+//
+// Newton works on y' (differential dofs: dy = c dy', c = b0 h) and on lambda; the iteration
+// matrix J = dr/dy' + c dr/dy is exact: element blocks K, C (twist space) are mapped with
+// dtheta = G(g) dg, dw = G(g) dg' + Omega dg, Omega = d(G(g) g')/dg - skew(R(g) w_ref) G(g).
+//
+// Rotation prediction and correction [Zhang, Masarati et al., section 3.1]:
+//   before predicting point N: g_{N-1} = 0, g'_{N-1} = w_{N-1}; for older points
+//   g_{N-j} = g(R_{N-j} R_{N-1}^T), g'_{N-j} = G(g_{N-j})^-1 w_{N-j};
+//   after prediction: R_ref = R(g_p) R_{N-1}, w_ref = G(g_p) g'_p, and g, g' restart at 0.
+//
+// Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp).
+#pragma once
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <memory>
+#include <vector>
+
+#include "mbstep/formulation/formulation.hpp"
+
+namespace mbstep::cgr {
+
+class CgrFormulation final : public Formulation, public FirstOrderProblem {
+public:
+    explicit CgrFormulation(const Model& model);
+
+    // Formulation
+    std::string name() const override { return "cgr"; }
+    ProblemInterface interface() const override { return ProblemInterface::kFirstOrderDae; }
+    FirstOrderProblem* first_order() override { return this; }
+    const Model& model() const override { return model_; }
+    const std::vector<FrameState>& node_states() const override;
+    const double* multipliers(int element) const override;
+    double time() const override { return t_; }
+    Invariants ComputeInvariants() const override;
+    void set_threads(int n) override { threads_ = n < 1 ? 1 : n; }
+
+    // FirstOrderProblem
+    int num_dofs() const override { return n_; }
+    const std::vector<DofKind>& dof_kinds() const override { return kinds_; }
+    void SetTime(double t) override { t_ = t; }
+    void BeforePredict(std::vector<Eigen::VectorXd>& y_history,
+                       std::vector<Eigen::VectorXd>& yp_history) override;
+    void AfterPredict() override;
+    void Residual(double c, Eigen::VectorXd& r) override;
+    void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
+    const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
+    void Update(const Eigen::VectorXd& delta, double c) override;
+    void AfterConvergence() override;
+    void RestoreLastSolved() override;
+    std::string DescribeEquation(int row) const override;
+    int SolveInitialDerivatives(const SolverSettings& s, double h) override;
+
+    /// Offset of node i's dofs (tests).
+    int node_offset(int i) const { return nodes_[i].offset; }
+
+private:
+    struct NodeData {
+        int offset{0};
+        bool dynamic{false};
+        NodeInertia inertia;      // node frame
+        Mat3 R_ref{Mat3::Identity()};
+        Vec3 w_ref{Vec3::Zero()};
+        // Per evaluation (after ComputeStates): maps of the rotation parameters.
+        Mat3 G{Mat3::Identity()};
+        Mat3 Omega{Mat3::Zero()};
+        Mat3 Rg{Mat3::Identity()};
+    };
+    struct ElementData {
+        int mult_offset{-1};
+        int m{0};
+        std::vector<int> slots;  // see BuildPattern()
+    };
+    struct PastPoint {
+        Mat3 R;
+        Vec3 w;
+    };
+
+    void BuildPattern();
+    void ComputeStates() const;
+    void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
+    template <class F>
+    void ForEachElementColored(F&& f) const;
+
+    const Model& model_;
+    int n_{0};
+    double t_{0.0};
+    int threads_{1};
+    std::vector<DofKind> kinds_;
+    mutable std::vector<NodeData> nodes_;
+    std::vector<ElementData> elements_;
+    std::vector<int> active_elements_;
+    std::vector<std::vector<int>> colors_;
+    mutable std::vector<FrameState> states_;
+    mutable std::vector<const FrameState*> state_ptrs_;  // per element, flattened
+    std::vector<int> state_ptr_offset_;
+    mutable bool states_dirty_{true};
+    Eigen::SparseMatrix<double> pattern_;
+    std::vector<int> node_slots_;  // dynamic node own 12x12 block: 12 column starts each
+    std::vector<std::vector<PastPoint>> past_;  // per node, most recent first
+    static constexpr int kMaxPast = 8;
+    mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;
+};
+
+}  // namespace mbstep::cgr

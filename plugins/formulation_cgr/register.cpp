@@ -1,0 +1,17 @@
+// mbstep — plugin entry point of the `cgr` formulation.
+#include "cgr_formulation.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
+    if (abi != mbstep::kPluginAbi) return 1;
+    mbstep::FormulationDescriptor d;
+    d.name = "cgr";
+    d.description =
+        "first-order DAE r(y, y', t) = 0 with momenta and CGR rotation increments (MBDyn)";
+    d.provides = mbstep::ProblemInterface::kFirstOrderDae;
+    d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        return std::make_unique<mbstep::cgr::CgrFormulation>(m);
+    };
+    r.Add(std::move(d));
+    return 0;
+}
