@@ -541,8 +541,14 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         if (velocity) {
             acc = psi(0.0);
         } else {
-            const double d = 1e-6;
-            acc = (psi(d) - psi(-d)) / (2 * d);
+            // Central differences with Richardson extrapolation (error O(d^4)); d scaled so
+            // that the rotation over d stays ~1e-3 rad.
+            double wmax = 1.0;
+            for (int a = 0; a < k; ++a) wmax = std::max(wmax, states_[en[a]].w.norm());
+            const double d = 1e-3 / wmax;
+            const Eigen::VectorXd d1 = (psi(d) - psi(-d)) / (2 * d);
+            const Eigen::VectorXd d2 = (psi(0.5 * d) - psi(-0.5 * d)) / d;
+            acc = (4.0 * d2 - d1) / 3.0;
         }
         rhs.segment(moff[e], m) -= acc;
     }

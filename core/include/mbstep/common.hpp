@@ -1,7 +1,7 @@
 // mbstep — common types: fixed-size Eigen aliases, source locations and the error types.
 #pragma once
 
-#include <Eigen/Core>
+#include <Eigen/Dense>
 #include <stdexcept>
 #include <string>
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/model/drive.hpp"
@@ -34,6 +35,12 @@ class FirstOrderIntegrator : public Integrator {
 public:
     ProblemInterface requires_interface() const final { return ProblemInterface::kFirstOrderDae; }
     void Attach(Formulation& f, const SolverSettings& s) final;
+    /// Linear multistep form y_k = sum a_j y_{k-j} + h sum b_j y'_{k-j} at step ratio alpha
+    /// and the given rho_inf (linear analysis, coefficient tests); false if not multistep.
+    virtual bool MultistepCoefficients(double /*alpha*/, double /*rho*/, std::vector<double>& /*a*/,
+                                       std::vector<double>& /*b*/) const {
+        return false;
+    }
 
 protected:
     /// Newton solve of the current point with coefficient c (y, y' hold the prediction).

@@ -45,6 +45,13 @@ public:
     /// Coefficients for step ratio alpha = h / h_prev and the given rho (tests, analysis).
     Coefficients coefficients(double alpha, double rho) const { return DoCoefficients(alpha, rho); }
     int steps() const { return N; }
+    bool MultistepCoefficients(double alpha, double rho, std::vector<double>& a,
+                               std::vector<double>& b) const override {
+        const Coefficients c = DoCoefficients(alpha, rho);
+        a.assign(c.a.begin(), c.a.end());
+        b.assign(c.b.begin(), c.b.end());
+        return true;
+    }
 
 protected:
     /// The method's coefficients for step ratio alpha and rho_inf.
