@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mbstep needs, only those that are missing (fast when all are).
+set -euo pipefail
+packages=(cmake ninja-build g++ make pkg-config libeigen3-dev libtbb-dev libboost-graph-dev
+          libboost-program-options-dev doctest-dev libsuitesparse-dev python3 python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
