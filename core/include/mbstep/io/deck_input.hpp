@@ -7,12 +7,15 @@
 // location of the offending argument and a message naming what was expected.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mbstep/common.hpp"
+#include "mbstep/io/expression.hpp"
 #include "mbstep/model/drive.hpp"
+#include "mbstep/model/model.hpp"
 #include "mbstep/model/node.hpp"
 
 namespace mbstep {
@@ -26,7 +29,9 @@ public:
     /// True while another argument remains before the statement's ';'.
     virtual bool HasArg() = 0;
     /// If the next argument starts with keyword kw (multi-word, case-insensitive, any amount
-    /// of white space between words), consumes it and returns true.
+    /// of white space between words), consumes it and returns true. The keyword must make up
+    /// the whole argument (followed by ',' or ';'), so "position" does not match
+    /// "position orientation" and "euler" does not match "euler123".
     virtual bool IsKeyword(std::string_view kw) = 0;
     /// Reads one of the given keywords (longest match first); fails listing them.
     virtual std::string GetKeyword(std::string_view what, const std::vector<std::string>& accepted) = 0;
@@ -64,6 +69,18 @@ public:
     virtual int GetNode(std::string_view what) = 0;
     /// The node with the given index (its initial pose is the default frame of relative input).
     virtual const StructuralNode& node(int index) const = 0;
+
+    /// A double-quoted string compiled as an expression of Time that may use the deck's
+    /// variables (`string` drives). Errors point inside the string; assignments are refused.
+    virtual std::shared_ptr<const Expression> GetExpression(std::string_view what) {
+        Fail(Where(), "expected " + std::string(what) + ": expressions are not supported here");
+        return nullptr;
+    }
+    /// Sets the model's uniform gravity (called by the gravity element's reader); fails if
+    /// the deck already defined one.
+    virtual void SetGravity(GravityField /*g*/) {
+        Fail(Where(), "gravity cannot be set from here");
+    }
 
     [[noreturn]] virtual void Fail(const SourceLocation& where, const std::string& message) const = 0;
     virtual void Warn(const SourceLocation& where, const std::string& message) const = 0;

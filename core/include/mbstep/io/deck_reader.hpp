@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mbstep/io/settings.hpp"
 #include "mbstep/model/model.hpp"
@@ -19,6 +20,7 @@ struct Deck {
     RunSettings settings;
     std::unique_ptr<Integrator> integrator;  ///< from `method:`, default `ms, 0` (MBDyn's)
     std::string method_name;                 ///< registry key of the integrator
+    std::vector<std::string> warnings;       ///< `file:line:column: warning: ...`
 };
 
 /// Reads and validates a deck. Throws DeckError (`file:line:column: message`) on any error;

@@ -33,6 +33,13 @@ struct SolverSettings {
     int strategy_max_reductions{4};
     double min_time_step{0.0};
     bool modify_residual_test{false};
+    // Remaining `strategy: factor, reduction, steps_before_reduction, raise, steps_before_raise,
+    // min_iterations [, max_iterations]` values (MBDyn manual, problems.tex) and `max time step`.
+    double strategy_raise{1.0};
+    int strategy_steps_before_raise{0};
+    int strategy_min_iterations{0};
+    int strategy_max_iterations{0};  ///< 0: the global max_iterations
+    double max_time_step{0.0};       ///< 0: unlimited
 };
 
 struct RunSettings {
@@ -51,6 +58,13 @@ struct RunSettings {
     bool skip_initial_joint_assembly{true};
     int abort_after_steps{-1};
     std::string title;
+    // Additions of the deck reader.
+    std::string abort_after;               ///< `abort after:` input|assembly|derivatives|dummy steps
+    bool output_iterations{false};         ///< `output: iterations` (and residual, solution)
+    bool output_residual{false};
+    bool output_solution{false};
+    double assembly_tolerance{1e-6};       ///< control data `tolerance:` (initial assembly)
+    int assembly_max_iterations{0};        ///< control data `max iterations:` (0: default)
 };
 
 }  // namespace mbstep

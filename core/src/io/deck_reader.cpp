@@ -1,0 +1,846 @@
+// mbstep — reading a deck: blocks and statements (docs/DECK.md; MBDyn manual input/*.tex).
+//
+// Structure (MBDyn manual, input/overview.tex): `begin: data;` (problem: initial value),
+// `begin: initial value;` (solver settings, method), `begin: control data;` (counts and
+// output settings), `begin: nodes;`, `begin: elements;`, in this order; `set:`, `reference:`,
+// `drive caller:` and `include:` may appear anywhere. As in MBDyn, reading stops after
+// `end: elements;`. The counts of control data are checked against the statements read:
+// structural nodes, rigid bodies (body), joints (joint), forces (force and couple) and the
+// gravity flag (gravity).
+#include "mbstep/io/deck_reader.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "deck_parser.hpp"
+#include "mbstep/integrator/integrator.hpp"
+
+namespace mbstep {
+
+namespace {
+
+using detail::DeckParser;
+using detail::KeywordKey;
+
+enum class Block { kNone, kData, kInitialValue, kControlData, kNodes, kElements };
+
+const char* BlockName(Block b) {
+    switch (b) {
+        case Block::kData: return "data";
+        case Block::kInitialValue: return "initial value";
+        case Block::kControlData: return "control data";
+        case Block::kNodes: return "nodes";
+        case Block::kElements: return "elements";
+        default: return "";
+    }
+}
+
+std::string Join(std::vector<std::string> names, bool sort = false) {
+    if (sort) std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+bool Is(const std::string& key, const char* keyword) { return key == KeywordKey(keyword); }
+
+bool IsAny(const std::string& key, const std::vector<std::string>& keywords) {
+    for (const std::string& k : keywords)
+        if (key == KeywordKey(k)) return true;
+    return false;
+}
+
+std::string Format(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+/// `method: <name> [, parameters]`: the longest registered integrator name, then its reader.
+std::unique_ptr<Integrator> ReadMethod(DeckParser& in, const Registry& registry, std::string* name) {
+    const SourceLocation at = in.Where();
+    std::vector<std::string> names;
+    for (const IntegratorDescriptor& d : registry.integrators()) names.push_back(d.name);
+    const int i = in.MatchOneOf(names);
+    if (i < 0)
+        in.Fail(at, "unknown method " + in.NextToken() + "; registered: " +
+                        (names.empty() ? std::string("none (no integrator plugins are loaded)")
+                                       : Join(names, true)));
+    const IntegratorDescriptor& d = registry.integrators()[i];
+    std::unique_ptr<Integrator> integrator;
+    try {
+        integrator = d.make(in);
+    } catch (const DeckError&) {
+        throw;
+    } catch (const std::exception& e) {
+        in.Fail(at, "method '" + d.name + "': " + e.what());
+    }
+    if (!integrator) in.Fail(at, "method '" + d.name + "' could not be created");
+    in.EndStatement("method");
+    if (name) *name = d.name;
+    return integrator;
+}
+
+/// A count of control data (`joints: 1 + 15;`) and where it was given.
+struct Count {
+    long value{0};
+    bool given{false};
+    SourceLocation where;
+};
+
+/// What the deck defined of one kind, for the control data check.
+struct Defined {
+    long count{0};
+    SourceLocation first;
+};
+
+class DeckReader {
+public:
+    explicit DeckReader(const Registry& registry)
+        : registry_(registry), in_(registry, symbols_, model_, warnings_) {}
+
+    Deck ReadFile(const std::string& path) {
+        in_.PushFile(path, nullptr);
+        return Run(path);
+    }
+    Deck ReadText(const std::string& text, const std::string& name) {
+        in_.PushText(text, name);
+        return Run(name);
+    }
+
+private:
+    Deck Run(const std::string& path);
+    void Statement();
+    bool Generic(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void Begin(const SourceLocation& where);
+    void End(const SourceLocation& where);
+    void Data(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void InitialValue(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void Tolerance();
+    void ControlData(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void StructuralNodeStatement(const SourceLocation& where);
+    void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void ElementStatement(const std::string& statement, const SourceLocation& where);
+    void ReferenceStatement(const SourceLocation& where);
+    [[noreturn]] void Unknown(const std::string& keyword, const SourceLocation& where,
+                              const std::vector<std::string>& accepted);
+    OrientationOutput ReadOrientationDescription();
+    void CheckCount(const char* name, const Defined& defined);
+    void Validate();
+
+    const Registry& registry_;
+    SymbolTable symbols_;
+    Model model_;
+    std::vector<std::string> warnings_;
+    DeckParser in_;
+
+    RunSettings settings_;
+    std::unique_ptr<Integrator> integrator_;
+    std::string method_name_;
+
+    Block block_{Block::kNone};
+    SourceLocation block_where_;
+    std::map<Block, SourceLocation> seen_;
+    bool done_{false};
+    SourceLocation final_time_where_;
+    bool final_time_given_{false};
+
+    std::map<std::string, Count> counts_;  // by control data keyword
+    bool gravity_flag_{false};
+    SourceLocation gravity_flag_where_;
+    Defined nodes_, bodies_, joints_, forces_, gravity_;
+    std::map<std::string, std::map<long, std::pair<std::string, SourceLocation>>> labels_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Main loop
+
+Deck DeckReader::Run(const std::string& path) {
+    while (!done_ && !in_.AtEnd()) Statement();
+    Validate();
+    Deck deck;
+    deck.path = path;
+    deck.model = std::move(model_);
+    deck.settings = std::move(settings_);
+    deck.integrator = std::move(integrator_);
+    deck.method_name = method_name_;
+    deck.warnings = std::move(warnings_);
+    return deck;
+}
+
+void DeckReader::Statement() {
+    SourceLocation where;
+    bool has_args = false;
+    const std::string keyword = in_.ReadStatementKeyword(&where, &has_args);
+    const std::string key = KeywordKey(keyword);
+    if (Is(key, "begin")) return Begin(where);
+    if (Is(key, "end")) return End(where);
+    if (Generic(key, keyword, where)) return;
+    switch (block_) {
+        case Block::kData: return Data(key, keyword, where);
+        case Block::kInitialValue: return InitialValue(key, keyword, where);
+        case Block::kControlData: return ControlData(key, keyword, where);
+        case Block::kNodes: return Nodes(key, keyword, where);
+        case Block::kElements: return Elements(key, keyword, where);
+        case Block::kNone:
+            Unknown(keyword, where, {"begin", "set", "reference", "drive caller", "include", "remark"});
+    }
+}
+
+void DeckReader::Unknown(const std::string& keyword, const SourceLocation& where,
+                         const std::vector<std::string>& accepted) {
+    const std::string block = block_ == Block::kNone ? std::string("outside blocks")
+                                                     : "in " + std::string(BlockName(block_)) + " block";
+    in_.Fail(where, "unknown keyword '" + keyword + "' " + block + "; accepted: " + Join(accepted));
+}
+
+// Statements valid everywhere (MBDyn manual, "Input Related Cards").
+bool DeckReader::Generic(const std::string& key, const std::string& keyword,
+                         const SourceLocation& where) {
+    if (Is(key, "set")) {
+        in_.ReadSet();
+        in_.EndStatement("set");
+    } else if (Is(key, "reference")) {
+        ReferenceStatement(where);
+    } else if (Is(key, "drive caller")) {
+        const long label = in_.GetLabel("drive caller label");
+        if (in_.IsKeyword("name")) in_.GetString("drive caller name");
+        DrivePtr drive = in_.GetDrive("drive caller " + std::to_string(label));
+        in_.EndStatement("drive caller");
+        in_.DefineDrive(label, std::move(drive), where);
+    } else if (Is(key, "include")) {
+        const SourceLocation at = in_.Where();
+        const std::string file = in_.GetString("include file name");
+        in_.EndStatement("include");
+        std::filesystem::path p(file);
+        if (p.is_relative()) p = std::filesystem::path(in_.CurrentDirectory()) / p;
+        in_.PushFile(p.lexically_normal().string(), &at);
+    } else if (Is(key, "remark") || Is(key, "print symbol table")) {
+        in_.SkipArguments();
+        in_.EndStatement(keyword);
+    } else if (IsAny(key, {"module load", "setenv", "constitutive law", "scalar function",
+                           "template drive caller", "hydraulic fluid", "c81 data"})) {
+        in_.Fail(where, "'" + keyword + "' statements are not supported");
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// `reference: label, [name, "n",] position, orientation, velocity, angular velocity;`
+void DeckReader::ReferenceStatement(const SourceLocation& where) {
+    const SourceLocation at = in_.Where();
+    const long label = in_.GetLabel("reference label");
+    if (in_.IsKeyword("name")) in_.GetString("reference name");
+    if (in_.IsKeyword("denavit hartenberg"))
+        in_.Fail(at, "Denavit-Hartenberg references are not supported");
+    const FrameState global;
+    FrameState f;
+    f.x = in_.GetPosition(global, "reference position");
+    f.R = in_.GetOrientation(global, "reference orientation");
+    f.v = in_.GetVelocity(global, f.x, "reference velocity");
+    f.w = in_.GetAngularVelocity(global, "reference angular velocity");
+    in_.EndStatement("reference");
+    in_.DefineReference(label, f, where);
+}
+
+void DeckReader::Begin(const SourceLocation& where) {
+    const SourceLocation at = in_.Where();
+    const std::string name = in_.GetKeyword(
+        "block name", {"data", "initial value", "control data", "nodes", "elements", "drivers",
+                       "inverse dynamics"});
+    in_.EndStatement("begin");
+    if (name == "drivers")
+        in_.Fail(at, "the 'drivers' block is not supported (file drivers are not implemented; "
+                     "use drive callers)");
+    if (name == "inverse dynamics") in_.Fail(at, "inverse dynamics problems are not supported");
+    if (block_ != Block::kNone)
+        in_.Fail(where, "'begin: " + name + ";' inside block '" + BlockName(block_) +
+                            "' (missing 'end: " + BlockName(block_) + ";'?)");
+    const std::map<std::string, Block> blocks = {{"data", Block::kData},
+                                                 {"initial value", Block::kInitialValue},
+                                                 {"control data", Block::kControlData},
+                                                 {"nodes", Block::kNodes},
+                                                 {"elements", Block::kElements}};
+    const Block b = blocks.at(name);
+    if (seen_.count(b))
+        in_.Fail(where, "block '" + name + "' appears twice (first at " + seen_[b].ToString() + ")");
+    for (const auto& kv : seen_)
+        if (kv.first > b)
+            in_.Fail(where, "block '" + name + "' must come before '" + BlockName(kv.first) + "'");
+    if ((b == Block::kNodes || b == Block::kElements) && !seen_.count(Block::kControlData))
+        in_.Fail(where, "block '" + name + "' must follow 'control data'");
+    block_ = b;
+    block_where_ = where;
+    seen_[b] = where;
+}
+
+void DeckReader::End(const SourceLocation& where) {
+    const SourceLocation at = in_.Where();
+    const std::string name = in_.GetKeyword(
+        "block name", {"data", "initial value", "control data", "nodes", "elements", "drivers",
+                       "inverse dynamics"});
+    in_.EndStatement("end");
+    if (block_ == Block::kNone) in_.Fail(where, "'end: " + name + ";' without 'begin: " + name + ";'");
+    if (name != BlockName(block_))
+        in_.Fail(at, "expected 'end: " + std::string(BlockName(block_)) + ";' (block opened at " +
+                         block_where_.ToString() + "), got 'end: " + name + ";'");
+    if (block_ == Block::kElements) done_ = true;  // MBDyn stops reading here
+    block_ = Block::kNone;
+}
+
+// ---------------------------------------------------------------------------------------------
+// data, initial value
+
+void DeckReader::Data(const std::string& key, const std::string& keyword, const SourceLocation& where) {
+    if (!Is(key, "problem")) Unknown(keyword, where, {"problem"});
+    const SourceLocation at = in_.Where();
+    const std::string p = in_.GetKeyword("problem", {"initial value", "inverse dynamics"});
+    if (p != "initial value") in_.Fail(at, "only 'initial value' problems are supported");
+    in_.EndStatement(keyword);
+}
+
+void DeckReader::InitialValue(const std::string& key, const std::string& keyword,
+                              const SourceLocation& where) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    auto non_negative = [&](double v, const char* what) {
+        if (v < 0.0) in_.Fail(at, std::string(what) + " must be non-negative, got " + Format(v));
+        return v;
+    };
+    auto at_least_one = [&](long v, const char* what) {
+        if (v < 1) in_.Fail(at, std::string(what) + " must be at least 1, got " + std::to_string(v));
+        return static_cast<int>(v);
+    };
+    if (Is(key, "initial time")) {
+        settings_.initial_time = in_.GetReal("initial time");
+        in_.set_evaluation_time(settings_.initial_time);
+    } else if (Is(key, "final time")) {
+        final_time_where_ = at;
+        final_time_given_ = true;
+        settings_.forever = in_.IsKeyword("forever");
+        if (!settings_.forever) settings_.final_time = in_.GetReal("final time");
+    } else if (Is(key, "time step")) {
+        settings_.time_step = in_.GetReal("time step");
+        if (settings_.time_step <= 0.0)
+            in_.Fail(at, "time step must be positive, got " + Format(settings_.time_step));
+    } else if (Is(key, "min time step")) {
+        s.min_time_step = non_negative(in_.GetReal("min time step"), "min time step");
+    } else if (Is(key, "max time step")) {
+        s.max_time_step = in_.IsKeyword("unlimited")
+                              ? 0.0
+                              : non_negative(in_.GetReal("max time step"), "max time step");
+    } else if (Is(key, "method")) {
+        if (integrator_) in_.Fail(where, "method given twice");
+        settings_.method_text = in_.RestOfStatement();
+        integrator_ = ReadMethod(in_, registry_, &method_name_);
+        return;  // ReadMethod ends the statement
+    } else if (Is(key, "formulation")) {
+        std::vector<std::string> names;
+        for (const FormulationDescriptor& d : registry_.formulations()) names.push_back(d.name);
+        const int i = in_.MatchOneOf(names);
+        if (i < 0)
+            in_.Fail(at, "unknown formulation " + in_.NextToken() + "; registered: " +
+                             (names.empty() ? std::string("none (no formulation plugins are loaded)")
+                                            : Join(names, true)));
+        settings_.formulation = names[i];
+    } else if (Is(key, "tolerance")) {
+        Tolerance();
+    } else if (Is(key, "max iterations")) {
+        s.max_iterations = at_least_one(in_.GetInt("max iterations"), "max iterations");
+        s.max_iterations_at_most = in_.IsKeyword("at most");
+    } else if (Is(key, "modify residual test")) {
+        s.modify_residual_test = true;
+    } else if (Is(key, "derivatives tolerance")) {
+        s.derivatives_tolerance = non_negative(in_.GetReal("derivatives tolerance"),
+                                               "derivatives tolerance");
+    } else if (Is(key, "derivatives max iterations")) {
+        s.derivatives_max_iterations = at_least_one(in_.GetInt("derivatives max iterations"),
+                                                    "derivatives max iterations");
+    } else if (Is(key, "derivatives coefficient")) {
+        // coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
+        if (!in_.IsKeyword("auto")) {
+            s.derivatives_coefficient = in_.GetReal("derivatives coefficient");
+            if (s.derivatives_coefficient <= 0.0)
+                in_.Fail(at, "derivatives coefficient must be positive, got " +
+                                 Format(s.derivatives_coefficient));
+            s.derivatives_coefficient_auto = in_.IsKeyword("auto");
+        } else {
+            s.derivatives_coefficient_auto = true;
+        }
+        if (s.derivatives_coefficient_auto) {
+            if (in_.IsKeyword("max iterations")) in_.GetInt("derivatives coefficient max iterations");
+            if (in_.IsKeyword("factor")) in_.GetReal("derivatives coefficient factor");
+        }
+    } else if (Is(key, "nonlinear solver")) {
+        const std::string name = in_.GetKeyword(
+            "nonlinear solver", {"newton raphson", "line search", "matrix free", "bfgs"});
+        if (name != "newton raphson")
+            in_.Fail(at, "nonlinear solver '" + name + "' is not supported (use newton raphson)");
+        if (in_.IsKeyword("true")) {
+            s.modified_newton = false;
+        } else if (in_.IsKeyword("modified")) {
+            const SourceLocation at_n = in_.Where();
+            const long n = in_.GetInt("modified newton iterations");
+            if (n < 1) in_.Fail(at_n, "modified newton iterations must be at least 1");
+            s.modified_newton = true;
+            s.modified_newton_iterations = static_cast<int>(n);
+            while (in_.HasArg()) {
+                const SourceLocation at_o = in_.Where();
+                if (in_.IsKeyword("keep jacobian matrix") || in_.IsKeyword("honor element requests"))
+                    in_.Warn(at_o, "nonlinear solver option ignored");
+                else
+                    break;
+            }
+        }
+    } else if (Is(key, "linear solver") || Is(key, "solver")) {
+        const std::string name = in_.GetKeyword(
+            "linear solver", {"naive", "umfpack", "klu", "y12", "lapack", "superlu", "taucs",
+                              "watson", "pastix", "qr", "spqr", "sparselu", "harwell", "meschach"});
+        s.linear_solver_requested = name;
+        s.linear_solver = name == "sparselu" ? "sparselu" : "klu";
+        if (name != "klu" && name != "sparselu")
+            in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
+        in_.SkipArguments();  // ordering, threads, workspace, pivot, scaling: not used
+    } else if (Is(key, "output")) {
+        do {
+            const std::string item = in_.GetKeyword(
+                "output item", {"iterations", "residual", "solution", "jacobian matrix", "messages",
+                                "counter", "bailout", "matrix condition number",
+                                "solver condition number", "cpu time", "none"});
+            if (item == "none")
+                settings_.output_iterations = settings_.output_residual =
+                    settings_.output_solution = false;
+            if (item == "iterations") settings_.output_iterations = true;
+            if (item == "residual") settings_.output_residual = true;
+            if (item == "solution") settings_.output_solution = true;
+        } while (in_.HasArg());
+    } else if (Is(key, "abort after")) {
+        settings_.abort_after = in_.GetKeyword(
+            "abort after", {"input", "assembly", "derivatives", "dummy steps"});
+    } else if (Is(key, "strategy")) {
+        const std::string kind = in_.GetKeyword("strategy", {"factor", "no change", "change"});
+        if (kind == "change") in_.Fail(at, "'strategy: change' is not supported");
+        s.strategy_factor = kind == "factor";
+        if (s.strategy_factor) {
+            // factor, reduction_factor, steps_before_reduction, raise_factor,
+            // steps_before_raise, min_iterations [, max_iterations]
+            const SourceLocation at_f = in_.Where();
+            s.strategy_reduction = in_.GetReal("strategy reduction factor");
+            if (!(s.strategy_reduction > 0.0 && s.strategy_reduction < 1.0))
+                in_.Fail(at_f, "strategy reduction factor must be in (0, 1), got " +
+                                   Format(s.strategy_reduction));
+            s.strategy_max_reductions = static_cast<int>(in_.GetInt("steps before reduction"));
+            const SourceLocation at_r = in_.Where();
+            s.strategy_raise = in_.GetReal("strategy raise factor");
+            if (s.strategy_raise < 1.0)
+                in_.Fail(at_r, "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
+            s.strategy_steps_before_raise = static_cast<int>(in_.GetInt("steps before raise"));
+            s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations"));
+            if (in_.HasArg()) s.strategy_max_iterations = static_cast<int>(in_.GetInt("max iterations"));
+        }
+    } else if (IsAny(key, {"threads", "output meter", "dummy steps tolerance",
+                           "dummy steps max iterations", "dummy steps number", "dummy steps ratio",
+                           "dummy steps method"})) {
+        in_.Warn(where, "'" + keyword + "' is ignored");
+        in_.SkipArguments();
+    } else if (IsAny(key, {"eigenanalysis", "real time", "rtai", "solver diagnostics"})) {
+        in_.Fail(where, "'" + keyword + "' is not supported");
+    } else {
+        Unknown(keyword, where,
+                {"initial time", "final time", "time step", "min time step", "max time step",
+                 "method", "formulation", "tolerance", "max iterations", "modify residual test",
+                 "derivatives tolerance", "derivatives max iterations", "derivatives coefficient",
+                 "nonlinear solver", "linear solver", "output", "abort after", "strategy",
+                 "threads"});
+    }
+    in_.EndStatement(keyword);
+}
+
+// tolerance: {null | r} [, test, {none | norm | minmax} [, scale]]
+//            [, {null | s} [, test, {none | norm | minmax}]]
+void DeckReader::Tolerance() {
+    SolverSettings& s = settings_.solver;
+    auto test = [&]() {
+        const std::string t = in_.GetKeyword("tolerance test", {"none", "norm", "minmax"});
+        return t == "none" ? ResidualTest::kNone
+                           : (t == "norm" ? ResidualTest::kNorm : ResidualTest::kMinMax);
+    };
+    const SourceLocation at = in_.Where();
+    if (in_.IsKeyword("null")) {
+        s.residual_tolerance = 0.0;
+        s.residual_test = ResidualTest::kNone;
+    } else {
+        s.residual_tolerance = in_.GetReal("residual tolerance");
+        if (s.residual_tolerance < 0.0) in_.Fail(at, "tolerance must be non-negative");
+        s.residual_test = s.residual_tolerance > 0.0 ? ResidualTest::kNorm : ResidualTest::kNone;
+    }
+    if (in_.IsKeyword("test")) {
+        s.residual_test = test();
+        const SourceLocation at_scale = in_.Where();
+        if (in_.IsKeyword("scale")) in_.Warn(at_scale, "residual scaling is ignored");
+    }
+    if (!in_.HasArg()) return;
+    const SourceLocation at_sol = in_.Where();
+    if (in_.IsKeyword("null")) {
+        s.solution_tolerance = 0.0;
+        s.solution_test = ResidualTest::kNone;
+    } else {
+        s.solution_tolerance = in_.GetReal("solution tolerance");
+        if (s.solution_tolerance < 0.0) in_.Fail(at_sol, "tolerance must be non-negative");
+        s.solution_test = s.solution_tolerance > 0.0 ? ResidualTest::kNorm : ResidualTest::kNone;
+    }
+    if (in_.IsKeyword("test")) s.solution_test = test();
+}
+
+// ---------------------------------------------------------------------------------------------
+// control data
+
+OrientationOutput DeckReader::ReadOrientationDescription() {
+    const std::string o = in_.GetKeyword(
+        "orientation description",
+        {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
+    if (o == "euler313") return OrientationOutput::kEuler313;
+    if (o == "euler321") return OrientationOutput::kEuler321;
+    if (o == "orientation vector") return OrientationOutput::kOrientationVector;
+    if (o == "orientation matrix") return OrientationOutput::kOrientationMatrix;
+    return OrientationOutput::kEuler123;
+}
+
+void DeckReader::ControlData(const std::string& key, const std::string& keyword,
+                             const SourceLocation& where) {
+    static const std::vector<std::string> kCounts = {"structural nodes", "rigid bodies", "joints",
+                                                     "forces"};
+    static const std::vector<std::string> kUnsupportedCounts = {
+        "abstract nodes", "electric nodes", "hydraulic nodes", "parameter nodes", "thermal nodes",
+        "genels", "beams", "plates", "aerodynamic elements", "aeromodals", "rotors",
+        "induced velocity elements", "loadable elements", "user defined elements",
+        "electric elements", "electric bulk elements", "bulk elements", "hydraulic elements",
+        "thermal elements", "output elements", "external elements", "file drivers", "drivers",
+        "membranes", "shells", "inertia"};
+    const SourceLocation at = in_.Where();
+    for (const std::string& c : kCounts) {
+        if (!Is(key, c.c_str())) continue;
+        if (counts_[c].given)
+            in_.Fail(where, "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
+        const long n = in_.GetInt(c);
+        if (n < 0) in_.Fail(at, "'" + c + "' must be non-negative, got " + std::to_string(n));
+        counts_[c] = Count{n, true, where};
+        in_.EndStatement(keyword);
+        return;
+    }
+    for (const std::string& c : kUnsupportedCounts) {
+        if (!Is(key, c.c_str())) continue;
+        const long n = in_.GetInt(c);
+        if (n != 0) in_.Fail(where, "'" + c + "' are not supported (count " + std::to_string(n) + ")");
+        in_.EndStatement(keyword);
+        return;
+    }
+    if (Is(key, "gravity")) {
+        gravity_flag_ = true;
+        gravity_flag_where_ = where;
+    } else if (Is(key, "air properties") || Is(key, "rigid body kinematics")) {
+        in_.Fail(where, "'" + keyword + "' is not supported");
+    } else if (Is(key, "default orientation")) {
+        settings_.default_orientation = ReadOrientationDescription();
+    } else if (Is(key, "default output")) {
+        do {
+            const std::string item = in_.GetKeyword(
+                "default output item",
+                {"all", "none", "reference frames", "drive callers", "abstract nodes",
+                 "electric nodes", "hydraulic nodes", "structural nodes", "accelerations",
+                 "thermal nodes", "aerodynamic elements", "aeromodals", "air properties", "beams",
+                 "electric bulk elements", "electric elements", "external elements", "forces",
+                 "genels", "gravity", "hydraulic elements", "induced velocity elements", "joints",
+                 "loadable", "plates", "rigid bodies", "thermal elements"});
+            if (item == "none") settings_.default_output = false;
+            if (item == "all" || item == "structural nodes") settings_.default_output = true;
+        } while (in_.HasArg());
+    } else if (Is(key, "output frequency")) {
+        const long n = in_.GetInt("output frequency");
+        if (n < 1) in_.Fail(at, "output frequency must be at least 1, got " + std::to_string(n));
+        settings_.output_every = static_cast<int>(n);
+    } else if (Is(key, "output meter")) {
+        // Only the `meter` drive: meter, t0, tf | forever [, steps, n].
+        if (!in_.IsKeyword("meter"))
+            in_.Fail(at, "only 'output meter: meter, t0, tf|forever, steps, n;' is supported");
+        in_.GetReal("output meter initial time");
+        if (!in_.IsKeyword("forever")) in_.GetReal("output meter final time");
+        if (in_.IsKeyword("steps")) {
+            const SourceLocation at_n = in_.Where();
+            const long n = in_.GetInt("output meter steps");
+            if (n < 1) in_.Fail(at_n, "output meter steps must be at least 1");
+            settings_.output_every = static_cast<int>(n);
+        }
+    } else if (Is(key, "output precision")) {
+        const long n = in_.GetInt("output precision");
+        if (n < 1 || n > 17) in_.Fail(at, "output precision must be in 1..17, got " + std::to_string(n));
+        settings_.output_precision = static_cast<int>(n);
+    } else if (Is(key, "skip initial joint assembly")) {
+        settings_.skip_initial_joint_assembly = true;
+    } else if (Is(key, "title")) {
+        settings_.title = in_.GetString("title");
+    } else if (Is(key, "tolerance") || Is(key, "initial tolerance")) {
+        settings_.assembly_tolerance = in_.GetReal("initial assembly tolerance");
+        if (settings_.assembly_tolerance < 0.0) in_.Fail(at, "tolerance must be non-negative");
+    } else if (Is(key, "max iterations") || Is(key, "max initial iterations")) {
+        const long n = in_.GetInt("initial assembly max iterations");
+        if (n < 0) in_.Fail(at, "max iterations must be non-negative");
+        settings_.assembly_max_iterations = static_cast<int>(n);
+    } else if (IsAny(key, {"print", "initial stiffness", "omega rotates", "use", "output units",
+                           "make restart file", "select timeout", "default scale"})) {
+        in_.SkipArguments();
+    } else if (IsAny(key, {"model", "output results", "loadable path", "module load"})) {
+        in_.Fail(where, "'" + keyword + "' is not supported");
+    } else {
+        std::vector<std::string> accepted = kCounts;
+        for (const char* k : {"gravity", "default orientation", "default output", "output frequency",
+                              "output meter", "output precision", "skip initial joint assembly",
+                              "title", "print", "tolerance", "max iterations", "initial stiffness",
+                              "omega rotates", "use"})
+            accepted.push_back(k);
+        Unknown(keyword, where, accepted);
+    }
+    in_.EndStatement(keyword);
+}
+
+// ---------------------------------------------------------------------------------------------
+// nodes
+
+void DeckReader::Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where) {
+    if (Is(key, "structural")) return StructuralNodeStatement(where);
+    if (IsAny(key, {"abstract", "electric", "hydraulic", "parameter", "thermal"}))
+        in_.Fail(where, "'" + keyword + "' nodes are not supported");
+    Unknown(keyword, where, {"structural"});
+}
+
+// structural: label, static | dynamic, [position,] x, [orientation,] R,
+//     [orientation description, d,] [velocity,] v, [angular velocity,] w
+//     [, assembly, k_x, k_v, omega_rotates] [, scale, s] [, output, yes|no]
+//     [, accelerations, yes|no];     or: label, static | dynamic, at reference, label, ...
+// (MBDyn manual, input/nodes.tex "Structural Node")
+void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
+    const SourceLocation at_label = in_.Where();
+    const long label = in_.GetLabel("structural node label");
+    if (label > 2147483647L) in_.Fail(at_label, "node label too large");
+    const int existing = model_.FindNode(static_cast<int>(label));
+    if (existing >= 0)
+        in_.Fail(at_label, "structural node " + std::to_string(label) + " is already defined (at " +
+                               model_.nodes()[existing].where.ToString() + ")");
+    const SourceLocation at_type = in_.Where();
+    const std::string type = in_.GetKeyword(
+        "structural node type",
+        {"static", "dynamic", "dummy", "modal", "static displacement", "dynamic displacement"});
+    if (type == "dummy") in_.Fail(at_type, "dummy structural nodes are not supported yet (issue 5)");
+    if (type != "static" && type != "dynamic")
+        in_.Fail(at_type, "'" + type + "' structural nodes are not supported");
+
+    StructuralNode n;
+    n.label = static_cast<int>(label);
+    n.kind = type == "static" ? NodeKind::kStatic : NodeKind::kDynamic;
+    n.where = where;
+    n.output = settings_.default_output;
+    n.orientation_output = settings_.default_orientation;
+    const FrameState global;
+    if (in_.IsKeyword("at reference")) {
+        const SourceLocation at_ref = in_.Where();
+        const long ref = in_.GetInt("reference label");
+        const FrameState* f = in_.FindReference(ref);
+        if (!f) in_.Fail(at_ref, "undefined reference " + std::to_string(ref));
+        n.initial = *f;
+    } else {
+        in_.IsKeyword("position");
+        n.initial.x = in_.GetPosition(global, "node position");
+        in_.IsKeyword("orientation");
+        n.initial.R = in_.GetOrientation(global, "node orientation");
+        if (in_.IsKeyword("orientation description"))
+            n.orientation_output = ReadOrientationDescription();
+        in_.IsKeyword("velocity");
+        n.initial.v = in_.GetVelocity(global, n.initial.x, "node velocity");
+        in_.IsKeyword("angular velocity");
+        n.initial.w = in_.GetAngularVelocity(global, "node angular velocity");
+    }
+    while (in_.HasArg()) {
+        const SourceLocation at = in_.Where();
+        if (in_.IsKeyword("assembly")) {
+            in_.GetReal("initial assembly position stiffness");
+            in_.GetReal("initial assembly velocity stiffness");
+            in_.GetBool("omega rotates");
+        } else if (in_.IsKeyword("scale")) {
+            if (!in_.IsKeyword("default")) in_.GetReal("node scale");
+        } else if (in_.IsKeyword("output")) {
+            n.output = in_.GetBool("node output");
+        } else if (in_.IsKeyword("accelerations")) {
+            in_.GetBool("node accelerations");
+        } else if (in_.IsKeyword("orientation description")) {
+            n.orientation_output = ReadOrientationDescription();
+        } else {
+            in_.Fail(at, "unexpected argument " + in_.NextToken() +
+                             " in structural node; accepted: assembly, scale, output, "
+                             "accelerations, orientation description");
+        }
+    }
+    in_.EndStatement("structural");
+    if (nodes_.count++ == 0) nodes_.first = where;
+    model_.AddNode(std::move(n));
+}
+
+// ---------------------------------------------------------------------------------------------
+// elements
+
+void DeckReader::Elements(const std::string& key, const std::string& keyword,
+                          const SourceLocation& where) {
+    static const std::vector<std::string> kStatements = {"body", "joint", "force", "couple",
+                                                         "gravity"};
+    for (const std::string& s : kStatements)
+        if (Is(key, s.c_str())) return ElementStatement(s, where);
+    if (IsAny(key, {"beam", "beam2", "beam3", "aerodynamic body", "aerodynamic beam",
+                    "aerodynamic beam2", "aerodynamic beam3", "genel", "inertia", "output", "bind",
+                    "driven", "electric", "hydraulic", "thermal", "plate", "membrane4", "shell4",
+                    "user defined", "loadable", "automatic structural", "air properties",
+                    "induced velocity", "rotor", "aircraft instruments", "aerodynamic element",
+                    "rigid body kinematics", "joint regularization", "modal", "external",
+                    "stream output", "output element", "bulk"}))
+        in_.Fail(where, "'" + keyword + "' statements are not supported in the elements block; "
+                        "accepted: " + Join(kStatements));
+    Unknown(keyword, where, kStatements);
+}
+
+// body: label, node, ...; joint|force|couple: label, type, ...; gravity: [type,] ...
+void DeckReader::ElementStatement(const std::string& statement, const SourceLocation& where) {
+    long label = 0;
+    if (statement != "gravity") {
+        const SourceLocation at_label = in_.Where();
+        label = in_.GetLabel(statement + " label");
+        if (label > 2147483647L) in_.Fail(at_label, "label too large");
+        const std::string kind = statement == "couple" ? "force" : statement;
+        auto& labels = labels_[kind];
+        auto it = labels.find(label);
+        if (it != labels.end())
+            in_.Fail(at_label, "duplicate " + statement + " label " + std::to_string(label) + " (" +
+                                   it->second.first + " " + std::to_string(label) +
+                                   " is defined at " + it->second.second.ToString() + ")");
+        labels[label] = {statement, where};
+    }
+    // Type keyword: the longest registered name for this statement.
+    const SourceLocation at_type = in_.Where();
+    std::string type;
+    if (statement != "body") {
+        std::vector<std::string> names;
+        for (const ElementDescriptor& d : registry_.elements())
+            if (Registry::Normalize(d.statement) == statement && !d.name.empty()) names.push_back(d.name);
+        const int i = in_.MatchOneOf(names);
+        if (i >= 0) {
+            type = names[i];
+        } else if (statement == "gravity") {
+            type = "uniform";  // MBDyn's old form `gravity: x, y, z, drive;`
+        } else {
+            in_.Fail(at_type, "unknown " + statement + " type " + in_.NextToken() + "; accepted: " +
+                                  (names.empty() ? "none (no " + statement + " plugins are loaded)"
+                                                 : Join(names, true)));
+        }
+    }
+    const ElementDescriptor* d = registry_.FindElement(statement, type);
+    if (!d)
+        in_.Fail(statement == "body" ? where : at_type,
+                 "no plugin provides '" + statement + (type.empty() ? "" : ": " + type) +
+                     "' (are the element plugins built?)");
+    ElementReadArgs args{in_, static_cast<int>(label)};
+    std::unique_ptr<Element> e;
+    try {
+        e = d->read(args);
+    } catch (const DeckError&) {
+        throw;
+    } catch (const std::exception& ex) {
+        in_.Fail(where, statement + " " + std::to_string(label) + ": " + ex.what());
+    }
+    if (!e) in_.Fail(where, statement + " " + std::to_string(label) + " could not be created");
+    in_.EndStatement(statement);
+    e->set_statement(statement);
+    e->set_where(where);
+    Defined& defined = statement == "body"    ? bodies_
+                       : statement == "joint" ? joints_
+                       : statement == "gravity" ? gravity_
+                                                : forces_;
+    if (defined.count++ == 0) defined.first = where;
+    model_.AddElement(std::move(e));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+void DeckReader::CheckCount(const char* name, const Defined& defined) {
+    const Count& c = counts_[name];
+    if (c.value == defined.count) return;
+    if (c.given)
+        in_.Fail(c.where, "control data declares " + std::to_string(c.value) + " " + name +
+                              " but the deck defines " + std::to_string(defined.count));
+    in_.Fail(defined.first, "the deck defines " + std::to_string(defined.count) + " " + name +
+                                " but control data does not declare them ('" + name + ": " +
+                                std::to_string(defined.count) + ";' is missing)");
+}
+
+void DeckReader::Validate() {
+    const SourceLocation eof = in_.EndLocation();
+    if (block_ != Block::kNone)
+        in_.Fail(eof, "missing 'end: " + std::string(BlockName(block_)) + ";' (block opened at " +
+                          block_where_.ToString() + ")");
+    if (!seen_.count(Block::kInitialValue)) in_.Fail(eof, "missing 'begin: initial value;' block");
+    if (!seen_.count(Block::kControlData)) in_.Fail(eof, "missing 'begin: control data;' block");
+
+    // Counts of control data against the statements read.
+    CheckCount("structural nodes", nodes_);
+    CheckCount("rigid bodies", bodies_);
+    CheckCount("joints", joints_);
+    CheckCount("forces", forces_);
+    if (gravity_flag_ && gravity_.count == 0)
+        in_.Fail(gravity_flag_where_, "control data declares gravity but no gravity element is defined");
+    if (!gravity_flag_ && gravity_.count > 0)
+        in_.Fail(gravity_.first, "gravity element defined but control data lacks 'gravity;'");
+
+    // Times.
+    if (!settings_.forever && settings_.final_time <= settings_.initial_time)
+        in_.Fail(final_time_given_ ? final_time_where_ : seen_[Block::kInitialValue],
+                 "final time (" + Format(settings_.final_time) + ") must be greater than initial time (" +
+                     Format(settings_.initial_time) + ")");
+
+    // MBDyn's default method: ms with rho_inf = 0.
+    if (!integrator_) {
+        if (!registry_.FindIntegrator("ms"))
+            in_.Fail(seen_[Block::kInitialValue],
+                     "no 'method:' given and the default method 'ms' is not registered");
+        settings_.method_text = "ms, 0";
+        integrator_ = MakeIntegrator(settings_.method_text, registry_, &method_name_);
+    }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+Deck ReadDeck(const std::string& path, const Registry& registry) {
+    return DeckReader(registry).ReadFile(path);
+}
+
+Deck ReadDeckText(const std::string& text, const std::string& name, const Registry& registry) {
+    return DeckReader(registry).ReadText(text, name);
+}
+
+std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,
+                                           std::string* name) {
+    SymbolTable symbols;
+    Model model;
+    std::vector<std::string> warnings;
+    DeckParser in(registry, symbols, model, warnings);
+    in.PushText(method_text + ";", "<method>");
+    std::unique_ptr<Integrator> integrator = ReadMethod(in, registry, name);
+    if (!in.AtEnd()) in.Fail(in.Where(), "unexpected text after the method");
+    return integrator;
+}
+
+}  // namespace mbstep

@@ -1,0 +1,1056 @@
+// mbstep — math expressions: lexer, recursive-descent parser, tree evaluation and forward-mode
+// differentiation (grammar and typing rules in io/expression.hpp).
+#include "mbstep/io/expression.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace mbstep {
+
+const char* ToString(ValueType type) {
+    switch (type) {
+        case ValueType::kBool: return "bool";
+        case ValueType::kInteger: return "integer";
+        case ValueType::kReal: return "real";
+        case ValueType::kString: return "string";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string FormatNumber(ValueType type, double v) {
+    char buf[64];
+    if (type == ValueType::kReal) {
+        std::snprintf(buf, sizeof buf, "%g", v);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    }
+    return buf;
+}
+
+/// Converts a numeric value to a variable's type (MBDyn casts: integer truncates toward zero,
+/// bool is 0 or 1).
+double ConvertNumber(ValueType to, double v) {
+    switch (to) {
+        case ValueType::kInteger: return std::trunc(v);
+        case ValueType::kBool: return v != 0.0 ? 1.0 : 0.0;
+        default: return v;
+    }
+}
+
+bool IsIntegral(ValueType t) { return t == ValueType::kInteger || t == ValueType::kBool; }
+
+}  // namespace
+
+std::string Value::ToString() const {
+    return type == ValueType::kString ? text : FormatNumber(type, number);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symbol table
+
+SymbolTable::SymbolTable() {
+    auto constant = [this](const char* name, ValueType type, double v) {
+        auto var = Declare(name, type, true);
+        var->value = Value{type, v, {}};
+        var->initialized = true;
+    };
+    constexpr double kPi = 3.14159265358979323846;
+    constant("pi", ValueType::kReal, kPi);
+    constant("e", ValueType::kReal, 2.71828182845904523536);
+    constant("TRUE", ValueType::kBool, 1.0);
+    constant("FALSE", ValueType::kBool, 0.0);
+    constant("INT_MAX", ValueType::kInteger, std::numeric_limits<int>::max());
+    constant("INT_MIN", ValueType::kInteger, std::numeric_limits<int>::min());
+    constant("RAND_MAX", ValueType::kInteger, RAND_MAX);
+    constant("REAL_MAX", ValueType::kReal, std::numeric_limits<double>::max());
+    constant("REAL_MIN", ValueType::kReal, std::numeric_limits<double>::min());
+    constant("deg2rad", ValueType::kReal, kPi / 180.0);
+    constant("rad2deg", ValueType::kReal, 180.0 / kPi);
+    constant("in2m", ValueType::kReal, 0.0254);
+    constant("m2in", ValueType::kReal, 1.0 / 0.0254);
+    constant("in2mm", ValueType::kReal, 25.4);
+    constant("mm2in", ValueType::kReal, 1.0 / 25.4);
+    constant("ft2m", ValueType::kReal, 0.3048);
+    constant("m2ft", ValueType::kReal, 1.0 / 0.3048);
+    constant("lb2kg", ValueType::kReal, 0.45359237);
+    constant("kg2lb", ValueType::kReal, 1.0 / 0.45359237);
+    constant("slug2kg", ValueType::kReal, 14.5939);
+    constant("kg2slug", ValueType::kReal, 1.0 / 14.5939);
+}
+
+std::shared_ptr<Variable> SymbolTable::Find(const std::string& name) const {
+    auto it = variables_.find(name);
+    return it == variables_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<Variable> SymbolTable::Declare(const std::string& name, ValueType type,
+                                               bool is_const) {
+    if (name == "Time" || variables_.count(name)) return nullptr;
+    auto var = std::make_shared<Variable>();
+    var->name = name;
+    var->type = type;
+    var->is_const = is_const;
+    var->value.type = type;
+    variables_[name] = var;
+    return var;
+}
+
+void SymbolTable::Set(const std::string& name, const Value& value) {
+    auto var = Find(name);
+    if (!var) var = Declare(name, value.type, false);
+    if (!var) throw std::invalid_argument("cannot set reserved variable " + name);
+    if (var->type == ValueType::kString) {
+        var->value = Value::String(value.ToString());
+    } else {
+        if (!value.is_numeric())
+            throw std::invalid_argument("cannot assign a string to " + std::string(mbstep::ToString(var->type)) +
+                                        " variable " + name);
+        var->value = Value{var->type, ConvertNumber(var->type, value.number), {}};
+    }
+    var->initialized = true;
+}
+
+std::vector<std::string> SymbolTable::names() const {
+    std::vector<std::string> out;
+    for (const auto& kv : variables_) out.push_back(kv.first);
+    return out;
+}
+
+std::pair<int, int> LineColumn(std::string_view text, std::size_t offset) {
+    int line = 1, column = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expression tree
+
+namespace detail {
+
+enum class Op {
+    kConst, kVar, kTime,
+    kNeg, kNot,
+    kAdd, kSub, kMul, kDiv, kPow,
+    kLt, kLe, kGt, kGe, kEq, kNe,
+    kAnd, kOr, kXor,
+    kCall, kAssign, kSeq,
+};
+
+enum class Fn {
+    kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh,
+    kCtan, kActan, kSqrt, kExp, kLog, kLog10, kAbs, kSign, kCeil, kFloor, kRound,
+    kAtan2, kActan2, kMin, kMax, kPow, kCopysign,
+    kInEE, kInEL, kInLE, kInLL,
+    kToBool, kToInteger, kToReal, kToString,
+};
+
+struct FunctionInfo {
+    const char* name;
+    Fn fn;
+    int arity;
+    ValueType result;
+};
+
+// One row per built-in function (MBDyn manual, table "Built-in mathematical functions").
+constexpr FunctionInfo kFunctions[] = {
+    {"sin", Fn::kSin, 1, ValueType::kReal},       {"cos", Fn::kCos, 1, ValueType::kReal},
+    {"tan", Fn::kTan, 1, ValueType::kReal},       {"asin", Fn::kAsin, 1, ValueType::kReal},
+    {"acos", Fn::kAcos, 1, ValueType::kReal},     {"atan", Fn::kAtan, 1, ValueType::kReal},
+    {"sinh", Fn::kSinh, 1, ValueType::kReal},     {"cosh", Fn::kCosh, 1, ValueType::kReal},
+    {"tanh", Fn::kTanh, 1, ValueType::kReal},     {"asinh", Fn::kAsinh, 1, ValueType::kReal},
+    {"acosh", Fn::kAcosh, 1, ValueType::kReal},   {"atanh", Fn::kAtanh, 1, ValueType::kReal},
+    {"ctan", Fn::kCtan, 1, ValueType::kReal},     {"actan", Fn::kActan, 1, ValueType::kReal},
+    {"sqrt", Fn::kSqrt, 1, ValueType::kReal},     {"exp", Fn::kExp, 1, ValueType::kReal},
+    {"log", Fn::kLog, 1, ValueType::kReal},       {"log10", Fn::kLog10, 1, ValueType::kReal},
+    {"abs", Fn::kAbs, 1, ValueType::kReal},       {"sign", Fn::kSign, 1, ValueType::kReal},
+    {"ceil", Fn::kCeil, 1, ValueType::kInteger},  {"floor", Fn::kFloor, 1, ValueType::kInteger},
+    {"round", Fn::kRound, 1, ValueType::kInteger},
+    {"atan2", Fn::kAtan2, 2, ValueType::kReal},   {"actan2", Fn::kActan2, 2, ValueType::kReal},
+    {"min", Fn::kMin, 2, ValueType::kReal},       {"max", Fn::kMax, 2, ValueType::kReal},
+    {"pow", Fn::kPow, 2, ValueType::kReal},       {"copysign", Fn::kCopysign, 2, ValueType::kReal},
+    {"in_ee", Fn::kInEE, 3, ValueType::kBool},    {"in_el", Fn::kInEL, 3, ValueType::kBool},
+    {"in_le", Fn::kInLE, 3, ValueType::kBool},    {"in_ll", Fn::kInLL, 3, ValueType::kBool},
+    {"bool", Fn::kToBool, 1, ValueType::kBool},   {"integer", Fn::kToInteger, 1, ValueType::kInteger},
+    {"real", Fn::kToReal, 1, ValueType::kReal},   {"string", Fn::kToString, 1, ValueType::kString},
+};
+
+struct ExprNode {
+    Op op{Op::kConst};
+    ValueType type{ValueType::kReal};
+    std::size_t offset{0};
+    Value constant;                        // kConst
+    std::shared_ptr<Variable> var;         // kVar, kAssign (target)
+    Fn fn{Fn::kSin};                       // kCall
+    std::vector<std::unique_ptr<ExprNode>> args;
+    bool time_dependent{false};
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::ExprNode;
+using detail::Fn;
+using detail::Op;
+using NodePtr = std::unique_ptr<ExprNode>;
+
+struct Dual {
+    double v;
+    double d;
+};
+
+double Sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+
+double Apply1(Fn fn, double x) {
+    switch (fn) {
+        case Fn::kSin: return std::sin(x);
+        case Fn::kCos: return std::cos(x);
+        case Fn::kTan: return std::tan(x);
+        case Fn::kAsin: return std::asin(x);
+        case Fn::kAcos: return std::acos(x);
+        case Fn::kAtan: return std::atan(x);
+        case Fn::kSinh: return std::sinh(x);
+        case Fn::kCosh: return std::cosh(x);
+        case Fn::kTanh: return std::tanh(x);
+        case Fn::kAsinh: return std::asinh(x);
+        case Fn::kAcosh: return std::acosh(x);
+        case Fn::kAtanh: return std::atanh(x);
+        case Fn::kCtan: return 1.0 / std::tan(x);
+        case Fn::kActan: return std::atan2(1.0, x);
+        case Fn::kSqrt: return std::sqrt(x);
+        case Fn::kExp: return std::exp(x);
+        case Fn::kLog: return std::log(x);
+        case Fn::kLog10: return std::log10(x);
+        case Fn::kAbs: return std::abs(x);
+        case Fn::kSign: return Sign(x);
+        case Fn::kCeil: return std::ceil(x);
+        case Fn::kFloor: return std::floor(x);
+        case Fn::kRound: return std::round(x);
+        case Fn::kToBool: return x != 0.0 ? 1.0 : 0.0;
+        case Fn::kToInteger: return std::trunc(x);
+        default: return x;  // real()
+    }
+}
+
+double Apply2(Fn fn, double a, double b) {
+    switch (fn) {
+        case Fn::kAtan2: return std::atan2(a, b);
+        case Fn::kActan2: return std::atan2(b, a);
+        case Fn::kMin: return std::min(a, b);
+        case Fn::kMax: return std::max(a, b);
+        case Fn::kPow: return std::pow(a, b);
+        default: return std::copysign(a, b);
+    }
+}
+
+double Apply3(Fn fn, double a, double x, double b) {
+    switch (fn) {
+        case Fn::kInEE: return a <= x && x <= b;
+        case Fn::kInEL: return a <= x && x < b;
+        case Fn::kInLE: return a < x && x <= b;
+        default: return a < x && x < b;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation (numeric nodes as double; string nodes as std::string)
+
+std::string EvalString(const ExprNode& n, double t);
+
+double EvalNumber(const ExprNode& n, double t) {
+    auto arg = [&](int i) { return EvalNumber(*n.args[i], t); };
+    switch (n.op) {
+        case Op::kConst: return n.constant.number;
+        case Op::kVar:
+            if (!n.var->initialized)
+                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
+            return n.var->value.number;
+        case Op::kTime: return t;
+        case Op::kNeg: return -arg(0);
+        case Op::kNot: return arg(0) == 0.0 ? 1.0 : 0.0;
+        case Op::kAdd: return arg(0) + arg(1);
+        case Op::kSub: return arg(0) - arg(1);
+        case Op::kMul: return arg(0) * arg(1);
+        case Op::kDiv: {
+            const double a = arg(0), b = arg(1);
+            if (IsIntegral(n.type)) {
+                if (b == 0.0) throw ExpressionError(n.offset, "integer division by zero");
+                return std::trunc(a / b);
+            }
+            return a / b;
+        }
+        case Op::kPow: {
+            const double p = std::pow(arg(0), arg(1));
+            return IsIntegral(n.type) ? std::trunc(p) : p;
+        }
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kGt:
+        case Op::kGe:
+        case Op::kEq:
+        case Op::kNe: {
+            int c = 0;
+            if (n.args[0]->type == ValueType::kString) {
+                const int s = EvalString(*n.args[0], t).compare(EvalString(*n.args[1], t));
+                c = s < 0 ? -1 : (s > 0 ? 1 : 0);
+            } else {
+                const double a = arg(0), b = arg(1);
+                c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
+            }
+            switch (n.op) {
+                case Op::kLt: return c == -1;
+                case Op::kLe: return c == -1 || c == 0;
+                case Op::kGt: return c == 1;
+                case Op::kGe: return c == 1 || c == 0;
+                case Op::kEq: return c == 0;
+                default: return c != 0;
+            }
+        }
+        case Op::kAnd: return (arg(0) != 0.0 && arg(1) != 0.0) ? 1.0 : 0.0;
+        case Op::kOr: return (arg(0) != 0.0 || arg(1) != 0.0) ? 1.0 : 0.0;
+        case Op::kXor: return ((arg(0) != 0.0) != (arg(1) != 0.0)) ? 1.0 : 0.0;
+        case Op::kCall:
+            switch (n.args.size()) {
+                case 1: return Apply1(n.fn, arg(0));
+                case 2: return Apply2(n.fn, arg(0), arg(1));
+                default: return Apply3(n.fn, arg(0), arg(1), arg(2));
+            }
+        case Op::kAssign: {
+            Variable& v = *n.var;
+            if (!n.args.empty()) {
+                v.value.number = ConvertNumber(v.type, arg(0));
+                v.initialized = true;
+            }
+            return v.initialized ? v.value.number : 0.0;
+        }
+        case Op::kSeq: {
+            double last = 0.0;
+            for (const auto& a : n.args) {
+                if (a->type == ValueType::kString) {
+                    EvalString(*a, t);
+                } else {
+                    last = EvalNumber(*a, t);
+                }
+            }
+            return last;
+        }
+    }
+    throw ExpressionError(n.offset, "internal error: non-numeric node evaluated as a number");
+}
+
+std::string EvalString(const ExprNode& n, double t) {
+    if (n.type != ValueType::kString) return FormatNumber(n.type, EvalNumber(n, t));
+    switch (n.op) {
+        case Op::kConst: return n.constant.text;
+        case Op::kVar:
+            if (!n.var->initialized)
+                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
+            return n.var->value.text;
+        case Op::kAdd: return EvalString(*n.args[0], t) + EvalString(*n.args[1], t);
+        case Op::kCall: return EvalString(*n.args[0], t);  // string(x)
+        case Op::kAssign: {
+            Variable& v = *n.var;
+            if (!n.args.empty()) {
+                v.value.text = EvalString(*n.args[0], t);
+                v.initialized = true;
+            }
+            return v.value.text;
+        }
+        case Op::kSeq: {
+            std::string last;
+            for (const auto& a : n.args) last = EvalString(*a, t);
+            return last;
+        }
+        default: break;
+    }
+    throw ExpressionError(n.offset, "internal error: invalid string node");
+}
+
+/// Forward-mode derivative with respect to Time.
+Dual EvalDual(const ExprNode& n, double t) {
+    if (!n.time_dependent || IsIntegral(n.type)) return {EvalNumber(n, t), 0.0};
+    auto arg = [&](int i) { return EvalDual(*n.args[i], t); };
+    switch (n.op) {
+        case Op::kTime: return {t, 1.0};
+        case Op::kNeg: {
+            const Dual a = arg(0);
+            return {-a.v, -a.d};
+        }
+        case Op::kAdd: {
+            const Dual a = arg(0), b = arg(1);
+            return {a.v + b.v, a.d + b.d};
+        }
+        case Op::kSub: {
+            const Dual a = arg(0), b = arg(1);
+            return {a.v - b.v, a.d - b.d};
+        }
+        case Op::kMul: {
+            const Dual a = arg(0), b = arg(1);
+            return {a.v * b.v, a.d * b.v + a.v * b.d};
+        }
+        case Op::kDiv: {
+            const Dual a = arg(0), b = arg(1);
+            return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)};
+        }
+        case Op::kPow: {
+            const Dual a = arg(0), b = arg(1);
+            const double p = std::pow(a.v, b.v);
+            double d = 0.0;
+            if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
+            if (b.d != 0.0) d += p * std::log(a.v) * b.d;
+            return {p, d};
+        }
+        case Op::kCall: {
+            if (n.fn == Fn::kToReal) return arg(0);
+            if (n.args.size() == 1) {
+                const Dual a = arg(0);
+                const double x = a.v;
+                const double v = Apply1(n.fn, x);
+                double dfdx = 0.0;
+                switch (n.fn) {
+                    case Fn::kSin: dfdx = std::cos(x); break;
+                    case Fn::kCos: dfdx = -std::sin(x); break;
+                    case Fn::kTan: dfdx = 1.0 + v * v; break;
+                    case Fn::kAsin: dfdx = 1.0 / std::sqrt(1.0 - x * x); break;
+                    case Fn::kAcos: dfdx = -1.0 / std::sqrt(1.0 - x * x); break;
+                    case Fn::kAtan: dfdx = 1.0 / (1.0 + x * x); break;
+                    case Fn::kSinh: dfdx = std::cosh(x); break;
+                    case Fn::kCosh: dfdx = std::sinh(x); break;
+                    case Fn::kTanh: dfdx = 1.0 - v * v; break;
+                    case Fn::kAsinh: dfdx = 1.0 / std::sqrt(x * x + 1.0); break;
+                    case Fn::kAcosh: dfdx = 1.0 / std::sqrt(x * x - 1.0); break;
+                    case Fn::kAtanh: dfdx = 1.0 / (1.0 - x * x); break;
+                    case Fn::kCtan: dfdx = -1.0 / (std::sin(x) * std::sin(x)); break;
+                    case Fn::kActan: dfdx = -1.0 / (1.0 + x * x); break;
+                    case Fn::kSqrt: dfdx = 0.5 / v; break;
+                    case Fn::kExp: dfdx = v; break;
+                    case Fn::kLog: dfdx = 1.0 / x; break;
+                    case Fn::kLog10: dfdx = 1.0 / (x * std::log(10.0)); break;
+                    case Fn::kAbs: dfdx = Sign(x); break;
+                    default: dfdx = 0.0; break;  // sign, casts: piecewise constant
+                }
+                return {v, dfdx * a.d};
+            }
+            const Dual a = arg(0), b = arg(1);
+            switch (n.fn) {
+                case Fn::kAtan2:  // atan2(y, x)
+                    return {std::atan2(a.v, b.v),
+                            (b.v * a.d - a.v * b.d) / (a.v * a.v + b.v * b.v)};
+                case Fn::kActan2:  // atan2(x, y) with a = y, b = x swapped
+                    return {std::atan2(b.v, a.v),
+                            (a.v * b.d - b.v * a.d) / (a.v * a.v + b.v * b.v)};
+                case Fn::kMin: return a.v <= b.v ? a : b;
+                case Fn::kMax: return a.v >= b.v ? a : b;
+                case Fn::kPow: {
+                    const double p = std::pow(a.v, b.v);
+                    double d = 0.0;
+                    if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
+                    if (b.d != 0.0) d += p * std::log(a.v) * b.d;
+                    return {p, d};
+                }
+                case Fn::kCopysign: {
+                    const double v = std::copysign(a.v, b.v);
+                    return {v, (Sign(v) * Sign(a.v) >= 0.0 ? 1.0 : -1.0) * a.d};
+                }
+                default: return {Apply2(n.fn, a.v, b.v), 0.0};
+            }
+        }
+        case Op::kAssign: {
+            const Dual a = n.args.empty() ? Dual{0.0, 0.0} : arg(0);
+            EvalNumber(n, t);
+            return {n.var->value.number, a.d};
+        }
+        case Op::kSeq: {
+            for (std::size_t i = 0; i + 1 < n.args.size(); ++i) EvalNumber(*n.args[i], t);
+            return EvalDual(*n.args.back(), t);
+        }
+        default: return {EvalNumber(n, t), 0.0};  // comparisons, logical: piecewise constant
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexer
+
+enum class Tok { kEnd, kNumber, kIdent, kString, kPunct };
+
+struct Token {
+    Tok kind{Tok::kEnd};
+    std::string text;       // identifier / punctuation / decoded string
+    double number{0.0};
+    bool integer{false};
+    std::size_t offset{0};  // first character
+    std::size_t end{0};     // one past the last character
+};
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+int HexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+class Lexer {
+public:
+    Lexer(std::string_view s, std::size_t pos) : s_(s), pos_(pos) {}
+
+    Token Next() {
+        while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+        Token t;
+        t.offset = pos_;
+        if (pos_ >= s_.size()) {
+            t.end = pos_;
+            return t;
+        }
+        const char c = s_[pos_];
+        if (IsDigit(c) || (c == '.' && pos_ + 1 < s_.size() && IsDigit(s_[pos_ + 1]))) {
+            LexNumber(t);
+        } else if (IsIdentStart(c)) {
+            std::size_t p = pos_;
+            while (p < s_.size() && IsIdentChar(s_[p])) ++p;
+            t.kind = Tok::kIdent;
+            t.text = std::string(s_.substr(pos_, p - pos_));
+            pos_ = p;
+        } else if (c == '"') {
+            LexString(t);
+        } else {
+            static const char* const kTwo[] = {"==", "!=", "<=", ">=", "&&", "||", "~|", "::"};
+            t.kind = Tok::kPunct;
+            t.text = std::string(1, c);
+            for (const char* two : kTwo)
+                if (s_.substr(pos_, 2) == two) t.text = two;
+            pos_ += t.text.size();
+        }
+        t.end = pos_;
+        return t;
+    }
+    std::size_t pos() const { return pos_; }
+
+private:
+    void LexNumber(Token& t) {
+        std::size_t p = pos_;
+        bool integer = true;
+        while (p < s_.size() && IsDigit(s_[p])) ++p;
+        if (p < s_.size() && s_[p] == '.') {
+            integer = false;
+            ++p;
+            while (p < s_.size() && IsDigit(s_[p])) ++p;
+        }
+        if (p < s_.size() && (s_[p] == 'e' || s_[p] == 'E')) {
+            std::size_t q = p + 1;
+            if (q < s_.size() && (s_[q] == '+' || s_[q] == '-')) ++q;
+            if (q < s_.size() && IsDigit(s_[q])) {
+                integer = false;
+                while (q < s_.size() && IsDigit(s_[q])) ++q;
+                p = q;
+            }
+        }
+        const std::string text(s_.substr(pos_, p - pos_));
+        t.kind = Tok::kNumber;
+        t.text = text;
+        t.number = std::strtod(text.c_str(), nullptr);
+        t.integer = integer;
+        pos_ = p;
+    }
+
+    // MBDyn strings: backslash escapes \\, \", \<newline> (eaten) and \<hex pair>.
+    void LexString(Token& t) {
+        std::size_t p = pos_ + 1;
+        std::string out;
+        for (;;) {
+            if (p >= s_.size()) throw ExpressionError(pos_, "unterminated string");
+            const char c = s_[p];
+            if (c == '"') break;
+            if (c == '\\' && p + 1 < s_.size()) {
+                const char d = s_[p + 1];
+                if (d == '\n') {
+                    p += 2;
+                } else if (p + 2 < s_.size() && HexDigit(d) >= 0 && HexDigit(s_[p + 2]) >= 0) {
+                    out.push_back(static_cast<char>(HexDigit(d) * 16 + HexDigit(s_[p + 2])));
+                    p += 3;
+                } else {
+                    out.push_back(d);
+                    p += 2;
+                }
+                continue;
+            }
+            out.push_back(c);
+            ++p;
+        }
+        t.kind = Tok::kString;
+        t.text = std::move(out);
+        pos_ = p + 1;
+    }
+
+    std::string_view s_;
+    std::size_t pos_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+const detail::FunctionInfo* FindFunction(const std::string& name) {
+    for (const auto& f : detail::kFunctions)
+        if (name == f.name) return &f;
+    return nullptr;
+}
+
+bool IsTypeName(const std::string& s, ValueType* type) {
+    if (s == "bool") *type = ValueType::kBool;
+    else if (s == "integer") *type = ValueType::kInteger;
+    else if (s == "real") *type = ValueType::kReal;
+    else if (s == "string") *type = ValueType::kString;
+    else return false;
+    return true;
+}
+
+std::string Describe(const Token& t) {
+    switch (t.kind) {
+        case Tok::kEnd: return "end of input";
+        case Tok::kString: return "a string";
+        default: return "'" + t.text + "'";
+    }
+}
+
+class Parser {
+public:
+    Parser(std::string_view s, std::size_t pos, SymbolTable& symbols, ExpressionOptions options)
+        : lexer_(s, pos), symbols_(symbols), options_(options) {
+        Advance();
+    }
+
+    NodePtr ParseItem() {
+        DepthGuard guard(this);
+        ValueType type;
+        const bool decl_word = tok_.kind == Tok::kIdent &&
+                               (tok_.text == "ifndef" || tok_.text == "const" ||
+                                IsTypeName(tok_.text, &type));
+        if (decl_word && !(next_.kind == Tok::kPunct && next_.text == "(")) return ParseDeclaration();
+        if (tok_.kind == Tok::kIdent && next_.kind == Tok::kPunct && next_.text == "=")
+            return ParseAssignment();
+        return ParseOr();
+    }
+
+    NodePtr ParseSequence() {
+        const std::size_t offset = tok_.offset;
+        std::vector<NodePtr> items;
+        items.push_back(ParseItem());
+        while (IsPunct(";")) {
+            Advance();
+            items.push_back(ParseItem());
+        }
+        if (items.size() == 1) return std::move(items.front());
+        auto n = MakeNode(Op::kSeq, items.back()->type, offset);
+        for (auto& i : items) {
+            n->time_dependent = n->time_dependent || i->time_dependent;
+            n->args.push_back(std::move(i));
+        }
+        return n;
+    }
+
+    const Token& token() const { return tok_; }
+
+private:
+    struct DepthGuard {
+        explicit DepthGuard(Parser* p) : parser(p) {
+            if (++parser->depth_ > 200)
+                throw ExpressionError(parser->tok_.offset, "expression nested too deeply");
+        }
+        ~DepthGuard() { --parser->depth_; }
+        Parser* parser;
+    };
+
+    void Advance() {
+        if (!primed_) {
+            next_ = lexer_.Next();
+            primed_ = true;
+        }
+        tok_ = next_;
+        next_ = tok_.kind == Tok::kEnd ? tok_ : lexer_.Next();
+    }
+    bool IsPunct(const char* p) const { return tok_.kind == Tok::kPunct && tok_.text == p; }
+
+    [[noreturn]] void Fail(const Token& t, const std::string& message) const {
+        throw ExpressionError(t.offset, message);
+    }
+
+    static NodePtr MakeNode(Op op, ValueType type, std::size_t offset) {
+        auto n = std::make_unique<ExprNode>();
+        n->op = op;
+        n->type = type;
+        n->offset = offset;
+        return n;
+    }
+
+    NodePtr ParseDeclaration() {
+        const Token start = tok_;
+        if (!options_.allow_side_effects) Fail(start, "declarations are not allowed here");
+        bool ifndef = false, is_const = false;
+        if (tok_.text == "ifndef") {
+            ifndef = true;
+            Advance();
+        }
+        if (tok_.kind == Tok::kIdent && tok_.text == "const") {
+            is_const = true;
+            Advance();
+        }
+        ValueType type;
+        if (tok_.kind != Tok::kIdent || !IsTypeName(tok_.text, &type))
+            Fail(tok_, "expected a type (bool, integer, real, string), got " + Describe(tok_));
+        Advance();
+        if (tok_.kind != Tok::kIdent) Fail(tok_, "expected a variable name, got " + Describe(tok_));
+        const Token name = tok_;
+        Advance();
+        NodePtr init;
+        if (IsPunct("=")) {
+            Advance();
+            init = ParseAssignOrOr();
+            CheckAssignable(type, *init, name);
+        } else if (is_const) {
+            Fail(name, "const variable '" + name.text + "' needs a value");
+        }
+        std::shared_ptr<Variable> var = symbols_.Find(name.text);
+        if (var) {
+            if (ifndef) {  // MBDyn: an existing variable makes the declaration a no-op
+                auto n = MakeNode(Op::kVar, var->type, name.offset);
+                n->var = var;
+                return n;
+            }
+            Fail(name, "variable '" + name.text + "' is already defined");
+        }
+        var = symbols_.Declare(name.text, type, is_const);
+        if (!var) Fail(name, "'" + name.text + "' is reserved");
+        auto n = MakeNode(Op::kAssign, type, start.offset);
+        n->var = var;
+        if (init) {
+            n->time_dependent = init->time_dependent;
+            n->args.push_back(std::move(init));
+        }
+        return n;
+    }
+
+    NodePtr ParseAssignOrOr() {
+        if (tok_.kind == Tok::kIdent && next_.kind == Tok::kPunct && next_.text == "=")
+            return ParseAssignment();
+        return ParseOr();
+    }
+
+    NodePtr ParseAssignment() {
+        DepthGuard guard(this);
+        const Token name = tok_;
+        if (!options_.allow_side_effects) Fail(name, "assignments are not allowed here");
+        std::shared_ptr<Variable> var = symbols_.Find(name.text);
+        if (!var) Fail(name, "undefined variable '" + name.text + "'");
+        if (var->is_const) Fail(name, "cannot assign to const variable '" + name.text + "'");
+        Advance();  // name
+        Advance();  // '='
+        NodePtr value = ParseAssignOrOr();
+        CheckAssignable(var->type, *value, name);
+        auto n = MakeNode(Op::kAssign, var->type, name.offset);
+        n->var = var;
+        n->time_dependent = value->time_dependent;
+        n->args.push_back(std::move(value));
+        return n;
+    }
+
+    void CheckAssignable(ValueType type, const ExprNode& value, const Token& name) const {
+        if (type != ValueType::kString && value.type == ValueType::kString)
+            Fail(name, "cannot assign a string to " + std::string(ToString(type)) + " variable '" +
+                           name.text + "'");
+    }
+
+    NodePtr Binary(Op op, NodePtr a, NodePtr b, const Token& at) {
+        ValueType type;
+        const bool strings = a->type == ValueType::kString || b->type == ValueType::kString;
+        switch (op) {
+            case Op::kAdd:
+            case Op::kSub:
+            case Op::kMul:
+            case Op::kDiv:
+            case Op::kPow:
+                if (strings && op != Op::kAdd)
+                    Fail(at, "operator '" + at.text + "' cannot be applied to a string");
+                type = strings ? ValueType::kString
+                               : (IsIntegral(a->type) && IsIntegral(b->type) ? ValueType::kInteger
+                                                                               : ValueType::kReal);
+                break;
+            case Op::kAnd:
+            case Op::kOr:
+            case Op::kXor:
+                if (strings) Fail(at, "operator '" + at.text + "' cannot be applied to a string");
+                type = ValueType::kBool;
+                break;
+            default:  // comparisons
+                if (strings && (a->type != ValueType::kString || b->type != ValueType::kString))
+                    Fail(at, "cannot compare a string with a number");
+                type = ValueType::kBool;
+                break;
+        }
+        auto n = MakeNode(op, type, at.offset);
+        n->time_dependent = a->time_dependent || b->time_dependent;
+        n->args.push_back(std::move(a));
+        n->args.push_back(std::move(b));
+        return n;
+    }
+
+    NodePtr ParseOr() {
+        NodePtr left = ParseAnd();
+        while (IsPunct("||") || IsPunct("~|")) {
+            const Token op = tok_;
+            Advance();
+            left = Binary(op.text == "||" ? Op::kOr : Op::kXor, std::move(left), ParseAnd(), op);
+        }
+        return left;
+    }
+
+    NodePtr ParseAnd() {
+        NodePtr left = ParseNot();
+        while (IsPunct("&&")) {
+            const Token op = tok_;
+            Advance();
+            left = Binary(Op::kAnd, std::move(left), ParseNot(), op);
+        }
+        return left;
+    }
+
+    NodePtr ParseNot() {
+        DepthGuard guard(this);
+        if (IsPunct("!")) {
+            const Token op = tok_;
+            Advance();
+            NodePtr a = ParseNot();
+            if (a->type == ValueType::kString) Fail(op, "operator '!' cannot be applied to a string");
+            auto n = MakeNode(Op::kNot, ValueType::kBool, op.offset);
+            n->time_dependent = a->time_dependent;
+            n->args.push_back(std::move(a));
+            return n;
+        }
+        return ParseCompare();
+    }
+
+    NodePtr ParseCompare() {
+        NodePtr left = ParseSum();
+        for (;;) {
+            Op op;
+            if (IsPunct("<")) op = Op::kLt;
+            else if (IsPunct("<=")) op = Op::kLe;
+            else if (IsPunct(">")) op = Op::kGt;
+            else if (IsPunct(">=")) op = Op::kGe;
+            else if (IsPunct("==")) op = Op::kEq;
+            else if (IsPunct("!=")) op = Op::kNe;
+            else return left;
+            const Token at = tok_;
+            Advance();
+            left = Binary(op, std::move(left), ParseSum(), at);
+        }
+    }
+
+    NodePtr ParseSum() {
+        NodePtr left = ParseProduct();
+        while (IsPunct("+") || IsPunct("-")) {
+            const Token at = tok_;
+            Advance();
+            left = Binary(at.text == "+" ? Op::kAdd : Op::kSub, std::move(left), ParseProduct(), at);
+        }
+        return left;
+    }
+
+    NodePtr ParseProduct() {
+        NodePtr left = ParseUnary();
+        while (IsPunct("*") || IsPunct("/")) {
+            const Token at = tok_;
+            Advance();
+            left = Binary(at.text == "*" ? Op::kMul : Op::kDiv, std::move(left), ParseUnary(), at);
+        }
+        return left;
+    }
+
+    NodePtr ParseUnary() {
+        DepthGuard guard(this);
+        if (IsPunct("+") || IsPunct("-")) {
+            const Token at = tok_;
+            Advance();
+            NodePtr a = ParseUnary();
+            if (a->type == ValueType::kString)
+                Fail(at, "operator '" + at.text + "' cannot be applied to a string");
+            if (at.text == "+") return a;
+            auto n = MakeNode(Op::kNeg, a->type == ValueType::kBool ? ValueType::kInteger : a->type,
+                              at.offset);
+            n->time_dependent = a->time_dependent;
+            n->args.push_back(std::move(a));
+            return n;
+        }
+        return ParsePower();
+    }
+
+    NodePtr ParsePower() {
+        NodePtr base = ParsePrimary();
+        if (IsPunct("^")) {
+            const Token at = tok_;
+            Advance();
+            return Binary(Op::kPow, std::move(base), ParseUnary(), at);
+        }
+        return base;
+    }
+
+    NodePtr ParsePrimary() {
+        DepthGuard guard(this);
+        const Token t = tok_;
+        switch (t.kind) {
+            case Tok::kNumber: {
+                Advance();
+                auto n = MakeNode(Op::kConst, t.integer ? ValueType::kInteger : ValueType::kReal,
+                                  t.offset);
+                n->constant = Value{n->type, t.number, {}};
+                return n;
+            }
+            case Tok::kString: {
+                Advance();
+                auto n = MakeNode(Op::kConst, ValueType::kString, t.offset);
+                n->constant = Value::String(t.text);
+                return n;
+            }
+            case Tok::kIdent: return ParseName();
+            case Tok::kPunct:
+                if (t.text == "(") {
+                    Advance();
+                    NodePtr inner = ParseSequence();
+                    if (!IsPunct(")")) Fail(tok_, "expected ')', got " + Describe(tok_));
+                    Advance();
+                    return inner;
+                }
+                break;
+            case Tok::kEnd: Fail(t, "expected an expression, got end of input");
+        }
+        Fail(t, "expected an expression, got " + Describe(t));
+    }
+
+    NodePtr ParseName() {
+        Token name = tok_;
+        Advance();
+        // Namespaces: only MBDyn's `default::` (the built-in functions) is known.
+        if (IsPunct("::")) {
+            if (name.text != "default") Fail(name, "namespace '" + name.text + "' is not supported");
+            Advance();
+            if (tok_.kind != Tok::kIdent) Fail(tok_, "expected a function name after '::'");
+            name = tok_;
+            Advance();
+            if (!IsPunct("(")) Fail(tok_, "expected '(' after 'default::" + name.text + "'");
+        }
+        if (IsPunct("(")) return ParseCall(name);
+        if (name.text == "Time") {
+            auto n = MakeNode(Op::kTime, ValueType::kReal, name.offset);
+            n->time_dependent = true;
+            return n;
+        }
+        std::shared_ptr<Variable> var = symbols_.Find(name.text);
+        if (!var) Fail(name, "undefined variable '" + name.text + "'");
+        auto n = MakeNode(Op::kVar, var->type, name.offset);
+        n->var = var;
+        return n;
+    }
+
+    NodePtr ParseCall(const Token& name) {
+        const detail::FunctionInfo* f = FindFunction(name.text);
+        if (!f) Fail(name, "unknown function '" + name.text + "'");
+        Advance();  // '('
+        std::vector<NodePtr> args;
+        if (!IsPunct(")")) {
+            for (;;) {
+                args.push_back(ParseAssignOrOr());
+                if (IsPunct(",")) {
+                    Advance();
+                    continue;
+                }
+                break;
+            }
+        }
+        if (!IsPunct(")")) Fail(tok_, "expected ',' or ')' in call to '" + name.text + "', got " +
+                                          Describe(tok_));
+        Advance();
+        if (static_cast<int>(args.size()) != f->arity)
+            Fail(name, "function '" + name.text + "' takes " + std::to_string(f->arity) +
+                           " argument" + (f->arity == 1 ? "" : "s") + ", got " +
+                           std::to_string(args.size()));
+        for (const auto& a : args)
+            if (a->type == ValueType::kString && f->fn != Fn::kToString)
+                Fail(name, "function '" + name.text + "' needs a numeric argument, got a string");
+        auto n = MakeNode(Op::kCall, f->result, name.offset);
+        n->fn = f->fn;
+        for (auto& a : args) {
+            n->time_dependent = n->time_dependent || a->time_dependent;
+            n->args.push_back(std::move(a));
+        }
+        return n;
+    }
+
+    Lexer lexer_;
+    SymbolTable& symbols_;
+    ExpressionOptions options_;
+    Token tok_;
+    Token next_;
+    bool primed_{false};
+    int depth_{0};
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Expression
+
+Expression Expression::Parse(std::string_view text, std::size_t& pos, SymbolTable& symbols,
+                             const ExpressionOptions& options) {
+    Parser parser(text, pos, symbols, options);
+    NodePtr root = parser.ParseItem();
+    pos = parser.token().offset;
+    return Expression(std::shared_ptr<const ExprNode>(std::move(root)));
+}
+
+Expression Expression::Compile(std::string_view text, SymbolTable& symbols,
+                               const ExpressionOptions& options) {
+    Parser parser(text, 0, symbols, options);
+    NodePtr root = parser.ParseSequence();
+    const Token& t = parser.token();
+    if (t.kind != Tok::kEnd) throw ExpressionError(t.offset, "unexpected " + Describe(t));
+    return Expression(std::shared_ptr<const ExprNode>(std::move(root)));
+}
+
+ValueType Expression::type() const { return root_ ? root_->type : ValueType::kReal; }
+
+bool Expression::depends_on_time() const { return root_ && root_->time_dependent; }
+
+Value Expression::Evaluate(double time) const {
+    if (!root_) return Value::Real(0.0);
+    if (root_->type == ValueType::kString) return Value::String(EvalString(*root_, time));
+    return Value{root_->type, EvalNumber(*root_, time), {}};
+}
+
+double Expression::EvaluateReal(double time) const {
+    if (!root_) return 0.0;
+    if (root_->type == ValueType::kString)
+        throw ExpressionError(root_->offset, "expected a number, got a string");
+    return EvalNumber(*root_, time);
+}
+
+double Expression::Derivative(double time) const {
+    if (!root_) return 0.0;
+    if (root_->type == ValueType::kString)
+        throw ExpressionError(root_->offset, "expected a number, got a string");
+    return EvalDual(*root_, time).d;
+}
+
+}  // namespace mbstep
