@@ -1,0 +1,57 @@
+// mbstep — shared input and output pieces of the joint family (joint_input.hpp).
+#include "joint_input.hpp"
+
+#include <ostream>
+#include <string>
+
+#include "mbstep/io/deck_input.hpp"
+
+namespace mbstep::joints {
+
+void CheckRotation(DeckInput& in, const SourceLocation& where, const Mat3& R, const char* what) {
+    const double err = (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff();
+    if (!R.allFinite() || err > 1e-6 || R.determinant() < 0.0)
+        in.Fail(where, std::string(what) + " is not an orthonormal rotation matrix");
+}
+
+JointSide ReadNodeSide(DeckInput& in) {
+    JointSide s;
+    s.node = in.GetNode("node label");
+    const FrameState& rf = in.node(s.node).initial;
+    in.IsKeyword("position");
+    const SourceLocation at = in.Where();
+    s.offset = in.GetPosition(rf, "relative offset");  // eq. (1)
+    if (!s.offset.allFinite()) in.Fail(at, "relative offset is not finite");
+    if (in.IsKeyword("orientation") || in.IsKeyword("hinge")) {
+        const SourceLocation r_at = in.Where();
+        s.R = in.GetOrientation(rf, "relative orientation");  // eq. (2)
+        CheckRotation(in, r_at, s.R, "relative orientation");
+    }
+    return s;
+}
+
+JointSide ReadGroundSide(DeckInput& in) {
+    JointSide s;
+    const FrameState global{};
+    in.IsKeyword("position");
+    const SourceLocation at = in.Where();
+    s.offset = in.GetPosition(global, "absolute position");
+    if (!s.offset.allFinite()) in.Fail(at, "absolute position is not finite");
+    if (in.IsKeyword("orientation") || in.IsKeyword("hinge")) {
+        const SourceLocation r_at = in.Where();
+        s.R = in.GetOrientation(global, "absolute orientation");
+        CheckRotation(in, r_at, s.R, "absolute orientation");
+    }
+    return s;
+}
+
+void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3& F,
+                    const Vec3& M) {
+    const Vec3 Fl = R_joint.transpose() * F, Ml = R_joint.transpose() * M;
+    os << label;
+    for (const Vec3* v : {&Fl, &Ml, &F, &M})
+        for (int i = 0; i < 3; ++i) os << ' ' << (*v)[i];
+    os << '\n';
+}
+
+}  // namespace mbstep::joints

@@ -1,0 +1,95 @@
+// mbstep — revolute hinge and pin (revolute.hpp for the equations).
+#include "revolute.hpp"
+
+#include <Eigen/Geometry>
+
+#include "mbstep/io/deck_input.hpp"
+#include "mbstep/math/rotation.hpp"
+#include "spherical.hpp"
+
+namespace mbstep::joints {
+
+RevoluteJoint::RevoluteJoint(int label, const JointSide& a, const JointSide& b)
+    : Element(label, b.node >= 0 ? "revolute hinge" : "revolute pin"), a_(a), b_(b) {
+    nodes_ = {a.node};
+    if (b.node >= 0) nodes_.push_back(b.node);
+    set_statement("joint");
+}
+
+void RevoluteJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const FrameState& na = *ctx.node[0];
+    const FrameState* nb = b_.node >= 0 ? ctx.node[1] : nullptr;
+    EvaluateSphericalRows(na, nb, a_, b_, ctx.lambda, 0, out);  // eq. (1)
+
+    const Mat3 Rjb = nb ? Mat3(nb->R * b_.R) : b_.R;
+    const Vec3 u = na.R * (a_.R.col(2));  // eq. (2)
+    const bool jac = out.want_jacobian;
+    const Mat3 Su = Skew(u);
+    for (int i = 0; i < 2; ++i) {
+        const Vec3 w = Rjb.col(i);
+        const Vec3 c = u.cross(w);
+        const double mu = ctx.lambda[3 + i];
+        const int row = 3 + i;
+        out.phi(row) = u.dot(w);  // eq. (3)
+        out.f.segment<3>(3) -= c * mu;  // eq. (5)
+        if (nb) out.f.segment<3>(9) += c * mu;
+        if (!jac) continue;
+        const Mat3 Sw = Skew(w);
+        out.phi_q.block<1, 3>(row, 3) = c.transpose();  // eq. (4)
+        out.L.block<3, 1>(3, row) = -c;
+        out.K.block<3, 3>(3, 3) += mu * Sw * Su;  // eq. (6)
+        if (nb) {
+            out.phi_q.block<1, 3>(row, 9) = -c.transpose();
+            out.L.block<3, 1>(9, row) = c;
+            out.K.block<3, 3>(3, 9) -= mu * Su * Sw;
+            out.K.block<3, 3>(9, 3) -= mu * Sw * Su;
+            out.K.block<3, 3>(9, 9) += mu * Su * Sw;
+        }
+    }
+}
+
+void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    // Force and couple on node a, eqs. (1), (5), in the joint frame of node a.
+    const FrameState& na = *ctx.node[0];
+    const Mat3 Rja = na.R * a_.R;
+    const Mat3 Rjb = b_.node >= 0 ? Mat3(ctx.node[1]->R * b_.R) : b_.R;
+    const Vec3 u = Rja.col(2);
+    Vec3 M = Vec3::Zero();
+    for (int i = 0; i < 2; ++i) M -= u.cross(Rjb.col(i)) * ctx.lambda[3 + i];
+    const Eigen::Map<const Vec3> l(ctx.lambda);
+    WriteJointLine(os, label(), Rja, -l, M);
+}
+
+namespace {
+
+void ReadRevoluteOptions(DeckInput& in) {
+    if (in.IsKeyword("initial theta")) in.GetReal("initial theta");
+    if (in.IsKeyword("friction"))
+        in.Fail(in.Where(), "friction in revolute joints is not supported");
+}
+
+}  // namespace
+
+std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const SourceLocation b_at = args.in.Where();
+    const JointSide b = ReadNodeSide(args.in);
+    if (a.node == b.node) args.in.Fail(b_at, "a revolute hinge needs two different nodes");
+    ReadRevoluteOptions(args.in);
+    auto e = std::make_unique<RevoluteJoint>(args.label, a, b);
+    e->set_where(where);
+    return e;
+}
+
+std::unique_ptr<Element> ReadRevolutePin(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const JointSide b = ReadGroundSide(args.in);
+    ReadRevoluteOptions(args.in);
+    auto e = std::make_unique<RevoluteJoint>(args.label, a, b);
+    e->set_where(where);
+    return e;
+}
+
+}  // namespace mbstep::joints

@@ -1,0 +1,55 @@
+// mbstep — revolute hinge (two nodes) and revolute pin (node to ground).
+//
+// Summary: holonomic position-level constraint, 5 multipliers (lambda [N] of the spherical
+// part, global frame; mu_1, mu_2 [N m] of the axis constraints), index-3 DAE; phi_v = 0,
+// C = 0. The hinge axis is axis 3 of the joint frames Rj_a = R_a Rh_a and Rj_b = R_b Rh_b
+// (pin: Rj_b = R0, fixed); relative rotation about it is free.
+//
+//   (1) rows 1-3: the spherical hinge / pin, spherical.hpp eqs. (1)-(6)
+//   (2) u = Rj_a e_3,  w_i = Rj_b e_i  (i = 1, 2),  c_i = u x w_i
+//   (3) phi_{3+i} = u . w_i = 0          axes 3 of both frames stay parallel [MBDyn]
+//   (4) d phi_{3+i} = c_i . dtheta_a - c_i . dtheta_b
+//   (5) f: M_a -= c_i mu_i,  M_b += c_i mu_i                (f = -phi_q^T lambda, L = -phi_q^T)
+//   (6) d c_i = skew(w_i) skew(u) dtheta_a - skew(u) skew(w_i) dtheta_b, hence
+//       K_Ma,theta_a += mu_i skew(w_i) skew(u),   K_Ma,theta_b -= mu_i skew(u) skew(w_i),
+//       K_Mb,theta_a -= mu_i skew(w_i) skew(u),   K_Mb,theta_b += mu_i skew(u) skew(w_i)
+// with spatial increments R <- exp(skew(dtheta)) R, du = dtheta_a x u.
+//
+// Deck syntax [MBDyn input manual, sections "Revolute hinge" (sec:EL:STRUCT:JOINT:
+// REVOLUTE_HINGE) and "Revolute pin" (sec:EL:STRUCT:JOINT:REVOLUTE_PIN),
+// manual/input/elements.tex] (joint_input.hpp for the sides):
+//   joint: <label>, revolute hinge, <node side a>, <node side b> [, initial theta, <angle>] ;
+//   joint: <label>, revolute pin, <node side>, <ground side> [, initial theta, <angle>] ;
+// `initial theta` is accepted and only affects MBDyn's output; `friction` is refused.
+#pragma once
+
+#include <memory>
+
+#include "joint_input.hpp"
+#include "mbstep/model/element.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::joints {
+
+class RevoluteJoint final : public Element {
+public:
+    /// b.node < 0: revolute pin with ground point b.offset and ground frame b.R.
+    RevoluteJoint(int label, const JointSide& a, const JointSide& b);
+
+    int num_multipliers() const override { return 5; }
+    ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    bool HasReactionOutput() const override { return true; }
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+
+    const JointSide& side_a() const { return a_; }
+    const JointSide& side_b() const { return b_; }
+
+private:
+    JointSide a_, b_;
+};
+
+std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args);
+std::unique_ptr<Element> ReadRevolutePin(ElementReadArgs& args);
+
+}  // namespace mbstep::joints

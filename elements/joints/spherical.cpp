@@ -1,0 +1,82 @@
+// mbstep — spherical hinge and pin (spherical.hpp for the equations).
+#include "spherical.hpp"
+
+#include <Eigen/Geometry>
+
+#include "mbstep/io/deck_input.hpp"
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::joints {
+
+void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const JointSide& a,
+                           const JointSide& b, const double* lambda, int row0,
+                           ElementBlock& out) {
+    const Eigen::Map<const Vec3> l(lambda);
+    const Vec3 pa = na.R * a.offset;  // eq. (1)
+    out.phi.segment<3>(row0) = na.x + pa;
+    out.f.segment<3>(0) -= l;  // eq. (4)
+    out.f.segment<3>(3) -= pa.cross(l);
+    Vec3 pb = Vec3::Zero();
+    if (nb) {
+        pb = nb->R * b.offset;
+        out.phi.segment<3>(row0) -= nb->x + pb;  // eq. (2), hinge
+        out.f.segment<3>(6) += l;
+        out.f.segment<3>(9) += pb.cross(l);
+    } else {
+        out.phi.segment<3>(row0) -= b.offset;  // eq. (2), pin
+    }
+    if (!out.want_jacobian) return;
+
+    // eq. (3)
+    out.phi_q.block<3, 3>(row0, 0) = Mat3::Identity();
+    out.phi_q.block<3, 3>(row0, 3) = -Skew(pa);
+    out.K.block<3, 3>(3, 3) += Skew(l) * Skew(pa);  // eq. (6)
+    if (nb) {
+        out.phi_q.block<3, 3>(row0, 6) = -Mat3::Identity();
+        out.phi_q.block<3, 3>(row0, 9) = Skew(pb);
+        out.K.block<3, 3>(9, 9) -= Skew(l) * Skew(pb);
+    }
+    // eq. (5)
+    const int n = static_cast<int>(out.f.size());
+    out.L.block(0, row0, n, 3) = -out.phi_q.block(row0, 0, 3, n).transpose();
+}
+
+SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b)
+    : Element(label, b.node >= 0 ? "spherical hinge" : "spherical pin"), a_(a), b_(b) {
+    nodes_ = {a.node};
+    if (b.node >= 0) nodes_.push_back(b.node);
+    set_statement("joint");
+}
+
+void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    EvaluateSphericalRows(*ctx.node[0], b_.node >= 0 ? ctx.node[1] : nullptr, a_, b_,
+                          ctx.lambda, 0, out);
+}
+
+void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    // Force on node a: -lambda, eq. (4); no couple.
+    const Eigen::Map<const Vec3> l(ctx.lambda);
+    WriteJointLine(os, label(), ctx.node[0]->R * a_.R, -l, Vec3::Zero());
+}
+
+std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const SourceLocation b_at = args.in.Where();
+    const JointSide b = ReadNodeSide(args.in);
+    if (a.node == b.node) args.in.Fail(b_at, "a spherical hinge needs two different nodes");
+    auto e = std::make_unique<SphericalJoint>(args.label, a, b);
+    e->set_where(where);
+    return e;
+}
+
+std::unique_ptr<Element> ReadSphericalPin(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const JointSide b = ReadGroundSide(args.in);
+    auto e = std::make_unique<SphericalJoint>(args.label, a, b);
+    e->set_where(where);
+    return e;
+}
+
+}  // namespace mbstep::joints

@@ -1,0 +1,60 @@
+// mbstep — spherical hinge (two nodes) and spherical pin (node to ground).
+//
+// Summary: holonomic position-level constraint, 3 multipliers lambda [N] (global frame),
+// index-3 DAE; phi_v = 0, C = 0. Node a: pose (x_a, R_a), offset f_a (node frame) [m];
+// side b: a node (x_b, R_b, f_b) or, for the pin, the ground point X (global) [m].
+//
+//   (1) p_a = R_a f_a,  p_b = R_b f_b                                   arms, global
+//   (2) phi = x_a + p_a - x_b - p_b          (hinge)
+//       phi = x_a + p_a - X                  (pin)
+//   (3) phi_q = [ I, -skew(p_a), -I, skew(p_b) ]     columns (dx_a, dtheta_a, dx_b, dtheta_b)
+//   (4) f = -phi_q^T lambda:  F_a = -lambda,  M_a = -p_a x lambda,
+//                             F_b =  lambda,  M_b =  p_b x lambda
+//   (5) L = -phi_q^T
+//   (6) K = -df/dq:  K_Ma,theta_a = skew(lambda) skew(p_a),
+//                    K_Mb,theta_b = -skew(lambda) skew(p_b),   all other blocks 0
+// with spatial increments R <- exp(skew(dtheta)) R, d(R f) = -skew(R f) dtheta.
+// The relative orientations of MBDyn's input only define the output frame (.jnt).
+//
+// Deck syntax [MBDyn input manual, sections "Spherical hinge" and "Spherical pin",
+// manual/input/elements.tex] (see joint_input.hpp for the node and ground sides):
+//   joint: <label>, spherical hinge, <node side a>, <node side b> ;
+//   joint: <label>, spherical pin, <node side>, <ground side> ;
+#pragma once
+
+#include <memory>
+
+#include "joint_input.hpp"
+#include "mbstep/model/element.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::joints {
+
+/// Writes rows row0..row0+2 of (2)-(6) into out; node b is absent when b.node < 0 (pin).
+/// lambda points to the 3 multipliers of these rows.
+void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const JointSide& a,
+                           const JointSide& b, const double* lambda, int row0,
+                           ElementBlock& out);
+
+class SphericalJoint final : public Element {
+public:
+    /// b.node < 0: spherical pin with ground point b.offset.
+    SphericalJoint(int label, const JointSide& a, const JointSide& b);
+
+    int num_multipliers() const override { return 3; }
+    ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    bool HasReactionOutput() const override { return true; }
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+
+    const JointSide& side_a() const { return a_; }
+    const JointSide& side_b() const { return b_; }
+
+private:
+    JointSide a_, b_;
+};
+
+std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args);
+std::unique_ptr<Element> ReadSphericalPin(ElementReadArgs& args);
+
+}  // namespace mbstep::joints

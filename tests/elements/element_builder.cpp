@@ -1,0 +1,85 @@
+// mbstep tests — element construction from snippets (element_builder.hpp).
+#include "element_builder.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "snippet_input.hpp"
+#ifdef MBSTEP_HAVE_DECK_READER
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/deck_reader.hpp"
+#endif
+
+namespace mbstep::test {
+
+#ifdef MBSTEP_HAVE_DECK_READER
+
+bool UsingDeckReader() { return true; }
+
+namespace {
+// Control-data count keyword of a statement (MBDyn), empty when unknown.
+std::string CountKeyword(const std::string& statement) {
+    if (statement == "body") return "rigid bodies: 1;";
+    if (statement == "joint") return "joints: 1;";
+    if (statement == "force" || statement == "couple") return "forces: 1;";
+    if (statement == "gravity") return "gravity;";
+    return {};
+}
+}  // namespace
+
+BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& snippet,
+                              const Registry& registry) {
+    std::ostringstream deck;
+    deck << std::setprecision(17);
+    deck << "begin: data; problem: initial value; end: data;\n"
+         << "begin: initial value; initial time: 0.; final time: 1.; time step: 1.e-3;\n"
+         << "end: initial value;\n"
+         << "begin: control data; structural nodes: 3; " << CountKeyword(Registry::Normalize(d.statement))
+         << "\nend: control data;\nbegin: nodes;\n";
+    for (const StructuralNode& n : TestNodes()) {
+        deck << "structural: " << n.label << ", "
+             << (n.kind == NodeKind::kStatic ? "static" : "dynamic") << ", " << n.initial.x[0]
+             << ", " << n.initial.x[1] << ", " << n.initial.x[2] << ", matr";
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) deck << ", " << n.initial.R(i, j);
+        deck << ", null, null;\n";
+    }
+    deck << "end: nodes;\nbegin: elements;\n" << snippet << "\nend: elements;\n";
+    auto owner = std::make_shared<Deck>(ReadDeckText(deck.str(), "snippet.mbd", registry));
+    BuiltElement b;
+    b.nodes = owner->model.nodes();
+    b.gravity = owner->model.gravity();
+    if (!owner->model.elements().empty()) b.element = owner->model.elements().back().get();
+    b.owner = owner;
+    return b;
+}
+
+#else
+
+bool UsingDeckReader() { return false; }
+
+BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& snippet,
+                              const Registry& /*registry*/) {
+    SnippetInput in(snippet, TestNodes());
+    if (in.statement() != Registry::Normalize(d.statement))
+        in.Fail(in.Where(), "snippet statement '" + in.statement() + "' is not '" + d.statement + "'");
+    // `gravity:` has no label and its reader handles the optional `uniform` keyword itself.
+    int label = 0;
+    if (in.statement() != "gravity") {
+        label = static_cast<int>(in.GetInt("label"));
+        if (!d.name.empty() && !in.IsKeyword(d.name)) in.Fail(in.Where(), "expected " + d.name);
+    }
+    ElementReadArgs args{in, label};
+    std::shared_ptr<const Element> e = d.read(args);
+    if (in.HasArg()) in.Fail(in.Where(), "unexpected argument");
+    BuiltElement b;
+    b.nodes = TestNodes();
+    b.gravity = in.gravity();
+    b.element = e.get();
+    b.owner = e;
+    return b;
+}
+
+#endif
+
+}  // namespace mbstep::test

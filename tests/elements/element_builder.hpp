@@ -1,0 +1,30 @@
+// mbstep tests — builds one element from a descriptor's test snippet: through the deck reader
+// (mbstep::ReadDeckText) when the core has one, otherwise through the minimal SnippetInput.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mbstep/model/model.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::test {
+
+struct BuiltElement {
+    std::shared_ptr<const void> owner;  ///< keeps the element (and its deck) alive
+    const Element* element{nullptr};    ///< nullptr for statements that add no element
+    std::vector<StructuralNode> nodes;  ///< the model's nodes (element node indices refer here)
+    std::optional<GravityField> gravity;
+};
+
+/// True when elements are read through the real deck reader.
+bool UsingDeckReader();
+
+/// Reads `snippet` (label 1) in a model with dynamic nodes 1, 2 and static node 3. Throws
+/// DeckError on malformed input.
+BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& snippet,
+                              const Registry& registry);
+
+}  // namespace mbstep::test
