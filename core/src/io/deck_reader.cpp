@@ -698,8 +698,16 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
                                                          "gravity"};
     for (const std::string& s : kStatements)
         if (Is(key, s.c_str())) return ElementStatement(s, where);
+    // `inertia:` only logs the inertia of a group of elements (MBDyn manual, elements.tex);
+    // skipped so that MBDyn's decks read unchanged.
+    if (Is(key, "inertia")) {
+        in_.Warn(where, "'inertia' output statements are ignored");
+        in_.SkipArguments();
+        in_.EndStatement(keyword);
+        return;
+    }
     if (IsAny(key, {"beam", "beam2", "beam3", "aerodynamic body", "aerodynamic beam",
-                    "aerodynamic beam2", "aerodynamic beam3", "genel", "inertia", "output", "bind",
+                    "aerodynamic beam2", "aerodynamic beam3", "genel", "output", "bind",
                     "driven", "electric", "hydraulic", "thermal", "plate", "membrane4", "shell4",
                     "user defined", "loadable", "automatic structural", "air properties",
                     "induced velocity", "rotor", "aircraft instruments", "aerodynamic element",
@@ -829,6 +837,18 @@ Deck ReadDeck(const std::string& path, const Registry& registry) {
 
 Deck ReadDeckText(const std::string& text, const std::string& name, const Registry& registry) {
     return DeckReader(registry).ReadText(text, name);
+}
+
+DrivePtr ReadDrive(const std::string& drive_text, const Registry& registry) {
+    SymbolTable symbols;
+    Model model;
+    std::vector<std::string> warnings;
+    DeckParser in(registry, symbols, model, warnings);
+    in.PushText(drive_text + ";", "<drive>");
+    DrivePtr drive = in.GetDrive("drive");
+    in.EndStatement("drive");
+    if (!in.AtEnd()) in.Fail(in.Where(), "unexpected text after the drive");
+    return drive;
 }
 
 std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,

@@ -29,6 +29,10 @@ Deck ReadDeck(const std::string& path, const Registry& registry);
 /// Same, from text (the name is used in messages and to resolve `include:`).
 Deck ReadDeckText(const std::string& text, const std::string& name, const Registry& registry);
 
+/// Builds a drive from a drive caller's text, e.g. "sine, 0., 2*pi, 1., forever, 0." (tests,
+/// CLI); throws DeckError located in "<drive>".
+DrivePtr ReadDrive(const std::string& drive_text, const Registry& registry);
+
 /// Builds an integrator from a method statement's text, e.g. "ms3, 0.6" (for --method).
 std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,
                                            std::string* name = nullptr);

@@ -1,0 +1,173 @@
+// mbstep tests — math expressions (io/expression.hpp): precedence, types, functions,
+// variables, derivatives, and error offsets.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "mbstep/io/expression.hpp"
+
+using namespace mbstep;
+
+namespace {
+
+Value Eval(const std::string& text, SymbolTable& symbols, double time = 0.0) {
+    ExpressionOptions options;
+    options.allow_side_effects = true;
+    return Expression::Compile(text, symbols, options).Evaluate(time);
+}
+
+double Num(const std::string& text, double time = 0.0) {
+    SymbolTable symbols;
+    return Eval(text, symbols, time).number;
+}
+
+/// The offset of the error thrown while compiling and evaluating text (npos if none).
+std::size_t ErrorOffset(const std::string& text, std::string* message = nullptr) {
+    SymbolTable symbols;
+    try {
+        Eval(text, symbols);
+    } catch (const ExpressionError& e) {
+        if (message) *message = e.message();
+        return e.offset();
+    }
+    return std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("expression: numbers and precedence") {
+    CHECK(Num("1e-3") == doctest::Approx(1e-3));
+    CHECK(Num(".6") == doctest::Approx(0.6));
+    CHECK(Num("1.") == 1.0);
+    CHECK(Num("1.e2") == 100.0);
+    CHECK(Num("1 + 2 * 3") == 7.0);
+    CHECK(Num("(1 + 2) * 3") == 9.0);
+    CHECK(Num("2^3^2") == 512.0);  // right associative
+    CHECK(Num("-2^2") == -4.0);    // ^ binds tighter than unary minus
+    CHECK(Num("2^-1.") == 0.5);
+    CHECK(Num("2*-3") == -6.0);
+    CHECK(Num("10 - 4 - 3") == 3.0);  // left associative
+    CHECK(Num("1 < 2 && 3 >= 3") == 1.0);
+    CHECK(Num("1 > 2 || 2 != 2") == 0.0);
+    CHECK(Num("!1 == 0") == 1.0);  // MBDyn: ! binds looser than comparisons
+    CHECK(Num("1 ~| 1") == 0.0);
+    CHECK(Num("  +3  ") == 3.0);
+}
+
+TEST_CASE("expression: integer and real types (MBDyn typing)") {
+    SymbolTable s;
+    CHECK(Eval("1/3", s).type == ValueType::kInteger);
+    CHECK(Eval("1/3", s).number == 0.0);
+    CHECK(Eval("7/2*2", s).number == 6.0);
+    CHECK(Eval("-7/2", s).number == -3.0);  // truncation toward zero
+    CHECK(Eval("1/3.", s).number == doctest::Approx(1.0 / 3.0));
+    CHECK(Eval("1/3.", s).type == ValueType::kReal);
+    CHECK(Eval("2 < 3", s).type == ValueType::kBool);
+    CHECK(Eval("floor(2.7)", s).type == ValueType::kInteger);
+    CHECK(Eval("\"a\" + 1 + \"b\"", s).text == "a1b");
+    CHECK(Eval("\"x = \" + 2.5", s).text == "x = 2.5");
+}
+
+TEST_CASE("expression: functions and constants") {
+    CHECK(Num("sin(pi/2)") == doctest::Approx(1.0));
+    CHECK(Num("cos(0)") == 1.0);
+    CHECK(Num("tan(pi/4)") == doctest::Approx(1.0));
+    CHECK(Num("asin(1)") == doctest::Approx(M_PI / 2));
+    CHECK(Num("acos(1)") == 0.0);
+    CHECK(Num("atan(1)") == doctest::Approx(M_PI / 4));
+    CHECK(Num("atan2(1, 1)") == doctest::Approx(M_PI / 4));
+    CHECK(Num("sinh(0) + cosh(0) + tanh(0)") == 1.0);
+    CHECK(Num("sqrt(16)") == 4.0);
+    CHECK(Num("exp(log(2))") == doctest::Approx(2.0));
+    CHECK(Num("log10(1000)") == doctest::Approx(3.0));
+    CHECK(Num("abs(-3)") == 3.0);
+    CHECK(Num("min(2, -1) + max(2, -1)") == 1.0);
+    CHECK(Num("floor(-2.5)") == -3.0);
+    CHECK(Num("ceil(2.1)") == 3.0);
+    CHECK(Num("sign(-0.1)") == -1.0);
+    CHECK(Num("pow(2, 10)") == 1024.0);
+    CHECK(Num("in_el(0, 0, 1) + in_ll(0, 0, 1)") == 1.0);
+    CHECK(Num("default::sqrt(4)") == 2.0);
+    CHECK(Num("180*deg2rad") == doctest::Approx(M_PI));
+    CHECK(Num("pi*rad2deg") == doctest::Approx(180.0));
+    CHECK(Num("e") == doctest::Approx(std::exp(1.0)));
+    CHECK(Num("integer(2.9) + real(1)/2") == 2.5);
+    CHECK(Num("TRUE + FALSE") == 1.0);
+}
+
+TEST_CASE("expression: set: variables, declarations and integer truncation") {
+    SymbolTable s;
+    Eval("real L = 2.5", s);
+    Eval("integer N = 2.7", s);  // MBDyn truncates
+    Eval("integer M = -2.7", s);
+    Eval("bool B = 5", s);
+    Eval("const real C = L^2", s);
+    Eval("string S = \"n\" + N", s);
+    CHECK(s.Find("L")->value.number == 2.5);
+    CHECK(s.Find("N")->value.number == 2.0);
+    CHECK(s.Find("M")->value.number == -2.0);
+    CHECK(s.Find("B")->value.number == 1.0);
+    CHECK(s.Find("C")->value.number == 6.25);
+    CHECK(s.Find("S")->value.text == "n2");
+    CHECK(Eval("N/4", s).number == 0.0);  // integer variable: integer division
+    Eval("N = 7.9", s);
+    CHECK(s.Find("N")->value.number == 7.0);
+    Eval("ifndef real L = 100", s);  // no-op: L exists
+    CHECK(s.Find("L")->value.number == 2.5);
+    // Sequences in parentheses (MBDyn manual example).
+    CHECK(Eval("(real r = 2.*pi; integer i = 3; sin(i*r*0.25 + .87))", s).number ==
+          doctest::Approx(std::sin(6 * M_PI * 0.25 + 0.87)));
+    CHECK_THROWS_AS(Eval("C = 1", s), ExpressionError);           // const
+    CHECK_THROWS_AS(Eval("real L = 1", s), ExpressionError);      // redeclared
+    CHECK_THROWS_AS(Eval("const real Z", s), ExpressionError);    // const without value
+    CHECK_THROWS_AS(Eval("real L2 = \"a\"", s), ExpressionError); // string to real
+    CHECK_THROWS_AS(Eval("undeclared = 1", s), ExpressionError);
+    CHECK_THROWS_AS(Eval("real Time = 1", s), ExpressionError);   // reserved
+}
+
+TEST_CASE("expression: Time and forward-mode derivative") {
+    SymbolTable s;
+    const Expression e = Expression::Compile(
+        "sin(2*Time)*exp(-Time) + Time^3/(1 + Time^2) + atan2(Time, 2) + sqrt(1 + Time) - "
+        "log(2 + Time) + abs(Time - 5) + max(Time, 1.5) + cosh(Time/4) + pow(Time + 1, 1.5)",
+        s);
+    CHECK(e.depends_on_time());
+    for (double t : {0.3, 1.1, 2.7, 4.2}) {
+        const double h = 1e-6;
+        const double fd = (e.EvaluateReal(t + h) - e.EvaluateReal(t - h)) / (2 * h);
+        INFO("t = " << t);
+        CHECK(e.Derivative(t) == doctest::Approx(fd).epsilon(1e-7));
+    }
+    CHECK(Expression::Compile("2*Time", s).EvaluateReal(3.0) == 6.0);
+    CHECK(Expression::Compile("Time > 1", s).Derivative(2.0) == 0.0);
+    CHECK_FALSE(Expression::Compile("2*pi", s).depends_on_time());
+    // Drives are pure: no assignments or declarations.
+    CHECK_THROWS_AS(Expression::Compile("real x = Time", s), ExpressionError);
+}
+
+TEST_CASE("expression: parse errors report the offending column") {
+    std::string m;
+    CHECK(ErrorOffset("1 + * 2", &m) == 4);
+    CHECK(m.find("expected an expression") != std::string::npos);
+    CHECK(ErrorOffset("foo + 1", &m) == 0);
+    CHECK(m == "undefined variable 'foo'");
+    CHECK(ErrorOffset("1 + bar(2)", &m) == 4);
+    CHECK(m == "unknown function 'bar'");
+    CHECK(ErrorOffset("sqrt(1, 2)", &m) == 0);
+    CHECK(m.find("takes 1 argument") != std::string::npos);
+    CHECK(ErrorOffset("sin(1", &m) == 5);
+    CHECK(ErrorOffset("(1 + 2", &m) == 6);
+    CHECK(ErrorOffset("2 3") == 2);
+    CHECK(ErrorOffset("1 + \"abc", &m) == 4);
+    CHECK(m == "unterminated string");
+    CHECK(ErrorOffset("1 - \"a\"", &m) == 2);
+    CHECK(ErrorOffset("model::distance(1, 2)", &m) == 0);
+    CHECK(ErrorOffset("1/0", &m) == 1);
+    CHECK(m == "integer division by zero");
+    CHECK(ErrorOffset("1/0.") == std::string::npos);  // real: inf, checked by the deck reader
+    CHECK(LineColumn("ab\ncd", 4) == std::pair<int, int>(2, 2));
+    // Deep nesting is an error, not a stack overflow.
+    CHECK(ErrorOffset(std::string(100000, '(')) != std::string::npos);
+    CHECK(ErrorOffset(std::string(100000, '-') + "1") != std::string::npos);
+}

@@ -1,0 +1,236 @@
+// mbstep tests — malformed decks: each case must throw DeckError whose text starts with
+// `<file>:<line>:<column>:` at the expected line and names what was expected. Then every
+// truncation and a set of byte mutations of a valid deck must either read or throw DeckError
+// (nothing else, no crash).
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io_support.hpp"
+
+using namespace mbstep;
+using test::kPrelude;
+
+namespace {
+
+struct Case {
+    const char* name;
+    std::string deck;
+    int line;
+    const char* message;  ///< a substring of the message
+};
+
+/// kPrelude + text: text starts at line 11.
+std::string P(const std::string& text) { return std::string(kPrelude) + text; }
+
+/// Two nodes (1 dynamic, 2 static); `counts` is one line (line 12, after `structural nodes`);
+/// the first line of `elements` is line 19.
+std::string Model(const std::string& counts, const std::string& elements) {
+    return P("structural nodes: 2;\n" + counts +
+             "\nend: control data;\n"
+             "begin: nodes;\n"
+             "    structural: 1, dynamic, null, eye, null, null;\n"
+             "    structural: 2, static, null, eye, null, null;\n"
+             "end: nodes;\n"
+             "begin: elements;\n" +
+             elements + "\nend: elements;\n");
+}
+
+/// One node whose orientation (line 15) is `orientation`.
+std::string Orient(const std::string& orientation) {
+    return P("structural nodes: 1;\nend: control data;\nbegin: nodes;\n"
+             "structural: 1, dynamic, null,\n    " +
+             orientation + ", null, null;\nend: nodes;\n");
+}
+
+/// initial value block whose line 3 is `statement`.
+std::string Initial(const std::string& statement) {
+    return "begin: initial value;\n    final time: 1.;\n    " + statement +
+           "\n    method: test-method;\nend: initial value;\nbegin: control data;\nend: control data;\n";
+}
+
+const std::string kOneNode = "structural nodes: 1;\nend: control data;\nbegin: nodes;\n";
+
+std::vector<Case> Cases() {
+    return {
+        {"expression syntax", P("structural nodes: 1 +;\n"), 11, "expected an expression"},
+        {"unknown control data keyword", P("foo bar: 1;\n"), 11,
+         "unknown keyword 'foo bar' in control data block; accepted: structural nodes"},
+        {"unknown initial value keyword", Initial("tolerancee: 1e-6;"), 3,
+         "unknown keyword 'tolerancee' in initial value block; accepted:"},
+        {"unknown top-level keyword", "foo: 1;\n", 1, "unknown keyword 'foo' outside blocks"},
+        {"node count mismatch",
+         P("structural nodes: 2;\nend: control data;\nbegin: nodes;\n"
+           "structural: 1, dynamic, null, eye, null, null;\nend: nodes;\n"),
+         11, "control data declares 2 structural nodes but the deck defines 1"},
+        {"joint count expression mismatch", Model("joints: 1 + 1;", "joint: 1, test-joint, 1, 2;"),
+         12, "control data declares 2 joints but the deck defines 1"},
+        {"bodies not declared", Model("", "body: 1, 1, 1., null, eye;"), 19,
+         "control data does not declare them ('rigid bodies: 1;' is missing)"},
+        {"undefined node label", Model("joints: 1;", "joint: 1, test-joint, 1, 7;"), 19,
+         "undefined structural node 7"},
+        {"duplicate node label",
+         P(kOneNode + "structural: 1, dynamic, null, eye, null, null;\n"
+                      "structural: 1, static, null, eye, null, null;\nend: nodes;\n"),
+         15, "structural node 1 is already defined (at test.mbd:14:1)"},
+        {"duplicate joint label",
+         Model("joints: 2;", "joint: 1, test-joint, 1, 2;\njoint: 1, test-joint, 2, 1;"), 20,
+         "duplicate joint label 1"},
+        {"negative mass", Model("rigid bodies: 1;", "body: 1, 1, -2., null, eye;"), 19,
+         "mass must be positive"},
+        {"inertia not positive definite",
+         Model("rigid bodies: 1;", "body: 1, 1, 2., null, diag, 1., -1., 1.;"), 19,
+         "positive definite"},
+        {"non-orthogonal matrix", Orient("matr, 1, 0, 0, 0, 2, 0, 0, 0, 1"), 15,
+         "non-orthogonal orientation matrix"},
+        {"null orientation", Orient("null"), 15, "'null' is not an orientation"},
+        {"parallel axes", Orient("1, 1., 0., 0., 2, 2., 0., 0."), 15, "parallel to axis 1"},
+        {"zero-length axis", Orient("1, 0., 0., 0., 2, 0., 1., 0."), 15, "zero-length axis 1"},
+        {"axis index", Orient("4, 1., 0., 0., 2, 0., 1., 0."), 15, "axis index must be 1, 2 or 3"},
+        {"unknown orientation keyword", Orient("eul, 1, 2, 3"), 15, "expected an orientation"},
+        {"NaN in set:", P("set: real x = 0./0.;\n"), 11, "non-finite value"},
+        {"1/0. argument",
+         P(kOneNode + "structural: 1, dynamic, 1/0., 0., 0., eye, null, null;\n"), 14,
+         "non-finite value"},
+        {"integer division by zero", P("joints: 1/0;\n"), 11, "integer division by zero"},
+        {"unknown method",
+         "begin: initial value;\n    final time: 1.;\n    time step: 0.1;\n"
+         "    method: foo-method, 0.6;\n",
+         4, "unknown method 'foo'; registered:"},
+        {"unterminated string", P("title: \"abc;\nend: control data;\n"), 11, "unterminated string"},
+        {"unterminated comment", P("/* never closed\n"), 11, "unterminated comment"},
+        {"unterminated escape", P("#beginescape\n"), 11, "unterminated #beginescape"},
+        {"missing end", P("end: control data;\nbegin: nodes;\n"), 13,
+         "missing 'end: nodes;' (block opened at test.mbd:12:1)"},
+        {"missing control data block",
+         "begin: initial value;\n    final time: 1.;\n    method: test-method;\nend: initial value;\n",
+         5, "missing 'begin: control data;' block"},
+        {"unknown drive", P("end: control data;\ndrive caller: 1, foo, 2;\n"), 12,
+         "unknown drive 'foo'"},
+        {"undefined reference",
+         P(kOneNode + "structural: 1, dynamic, reference, 99, null, eye, null, null;\n"), 14,
+         "undefined reference 99"},
+        {"undefined drive caller", P("end: control data;\ndrive caller: 2, reference, 3;\n"), 12,
+         "undefined drive caller 3"},
+        {"dummy node", P(kOneNode + "structural: 2, dummy, 1, offset, null, eye;\n"), 14,
+         "dummy structural nodes are not supported yet (issue 5)"},
+        {"drivers block", P("end: control data;\nbegin: drivers;\n"), 12,
+         "the 'drivers' block is not supported"},
+        {"wrong end", P("end: control data;\nbegin: nodes;\nend: elements;\n"), 13,
+         "expected 'end: nodes;'"},
+        {"end without begin", P("end: control data;\nend: nodes;\n"), 12,
+         "'end: nodes;' without 'begin: nodes;'"},
+        {"unknown block", P("end: control data;\nbegin: foo;\n"), 12, "expected block name (one of:"},
+        {"block twice", P("end: control data;\nbegin: control data;\n"), 12, "appears twice"},
+        {"begin inside block", P("begin: nodes;\n"), 11, "inside block 'control data'"},
+        {"extra element argument", Model("joints: 1;", "joint: 1, test-joint, 1, 2, 3;"), 19,
+         "unexpected argument '3' in 'joint'"},
+        {"unknown joint type", Model("joints: 1;", "joint: 1, foo bar, 1, 2;"), 19,
+         "unknown joint type 'foo'; accepted:"},
+        {"unsupported element statement", Model("", "beam3: 1, 1, null, 2, null, 1, null;"), 19,
+         "not supported in the elements block"},
+        {"missing ';'", P("structural nodes: 1\nrigid bodies: 0;\n"), 12,
+         "expected ',' or ';' after structural nodes, got 'rigid'"},
+        {"truncated statement", P("structural nodes: 1"), 11,
+         "expected ';' at the end of 'structural nodes', got end of file"},
+        {"trailing comma", Initial("tolerance: 1e-6, ;"), 3, "expected an argument after ','"},
+        {"zero time step", Initial("time step: 0.;"), 3, "time step must be positive"},
+        {"string for a number", Initial("time step: \"abc\";"), 3,
+         "expected a real number (time step), got a string"},
+        {"final before initial",
+         "begin: initial value;\n    initial time: 2.;\n    final time: 1.;\n"
+         "    method: test-method;\nend: initial value;\nbegin: control data;\nend: control data;\n",
+         3, "final time (1) must be greater than initial time (2)"},
+        {"unknown linear solver", Initial("linear solver: foo;"), 3,
+         "expected linear solver (one of:"},
+        {"undefined variable", P("structural nodes: N;\n"), 11,
+         "expected an integer (structural nodes), got 'N' (undefined variable 'N')"},
+        {"assignment to const", P("set: const real a = 1.;\nset: a = 2.;\n"), 12,
+         "cannot assign to const variable 'a'"},
+        {"non-integer count", P("joints: 1.5;\n"), 11, "expected an integer (joints), got 1.5"},
+        {"unsupported count", P("abstract nodes: 2;\n"), 11, "'abstract nodes' are not supported"},
+        {"negative node label",
+         P(kOneNode + "structural: -1, dynamic, null, eye, null, null;\n"), 14,
+         "a label must be non-negative"},
+        {"missing include", P("include: \"no-such-file.ref\";\n"), 11, "cannot open include file"},
+        {"statement keyword", P("123: 4;\n"), 11, "expected a statement keyword, got '123'"},
+        {"gravity flag without element", P("gravity;\nend: control data;\n"), 11,
+         "control data declares gravity but no gravity element is defined"},
+        {"gravity element without flag", Model("", "gravity: uniform, 0., 0., -1., const, 9.81;"),
+         19, "control data lacks 'gravity;'"},
+        {"gravity twice",
+         Model("gravity;", "gravity: 0., 0., -1., 9.81;\ngravity: 0., 0., -1., 9.81;"), 20,
+         "gravity is already defined"},
+    };
+}
+
+}  // namespace
+
+TEST_CASE("malformed decks: file:line:column and message") {
+    const std::vector<Case> cases = Cases();
+    CHECK(cases.size() >= 30);
+    for (const Case& c : cases) {
+        INFO("case '" << c.name << "'\n" << c.deck);
+        try {
+            test::Read(c.deck, "test.mbd");
+            FAIL("no error");
+        } catch (const DeckError& e) {
+            const std::string what = e.what();
+            INFO("error: " << what);
+            CHECK(e.where().file == "test.mbd");
+            CHECK(e.where().line == c.line);
+            CHECK(e.where().column >= 1);
+            CHECK(what.rfind("test.mbd:" + std::to_string(c.line) + ":" +
+                                 std::to_string(e.where().column) + ": ",
+                             0) == 0);
+            CHECK(e.message().find(c.message) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("malformed decks: truncations and mutations never crash") {
+    const std::string valid = P(R"DECK(
+    structural nodes: 2; joints: 1;
+end: control data;
+set: real L = 1.5;
+reference: 1, reference, global, 0., L, 0., reference, global, 1, 1., 0., 0., 2, 0., 1., 0.,
+    reference, global, null, reference, global, 0., 0., 2.*pi;
+drive caller: 3, string, "sin(2*pi*Time)*(Time > 0.5)";
+begin: nodes;
+    structural: 1, dynamic, reference, 1, null, reference, 1, euler123, 0.1, 0.2, 0.3,
+        reference, 1, null, reference, 1, null, output, yes;
+    structural: 2, static, 0., 0., L/2, eye, null, null; # comment
+end: nodes;
+begin: elements;
+    joint: 1, test-joint, 1, 2;
+end: elements;
+)DECK");
+    CHECK_NOTHROW(test::Read(valid));
+    auto attempt = [](const std::string& text) {
+        try {
+            test::Read(text);
+        } catch (const DeckError&) {
+        } catch (const std::exception& e) {
+            FAIL("non-DeckError exception: " << e.what() << "\n" << text);
+        }
+    };
+    for (std::size_t n = 0; n < valid.size(); ++n) attempt(valid.substr(0, n));
+    std::mt19937 rng(12345);
+    const std::string alphabet = ",;:()\"#/*-+eE.0123456789 \nabcxyz[]{}\\";
+    for (int k = 0; k < 3000; ++k) {
+        std::string text = valid;
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = rng() % text.size();
+            switch (rng() % 3) {
+                case 0: text[at] = alphabet[rng() % alphabet.size()]; break;
+                case 1: text.erase(at, 1 + rng() % 8); break;
+                default: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+            }
+            if (text.empty()) text = ";";
+        }
+        attempt(text);
+    }
+}
