@@ -15,8 +15,8 @@ NodeInertia CondenseMasses(const MassInput* masses, int count) {
     for (int i = 0; i < count; ++i) {
         const MassInput& mi = masses[i];
         const Vec3& c = mi.offset;
-        out.m += mi.m;                                                                // eq. (1)
-        out.s += mi.m * c;                                                            // eq. (2)
+        out.m += mi.m;      // eq. (1)
+        out.s += mi.m * c;  // eq. (2)
         out.J += mi.J_cm + mi.m * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());  // (3)
     }
     return out;
@@ -34,8 +34,8 @@ void Body::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const FrameState& n = *ctx.node[0];
     const Vec3& g = ctx.gravity;
     const Vec3 Rs = n.R * inertia_.s;
-    out.f.segment<3>(0) = inertia_.m * g;  // eq. (4)
-    out.f.segment<3>(3) = Rs.cross(g);     // eq. (5)
+    out.f.segment<3>(0) = inertia_.m * g;                                  // eq. (4)
+    out.f.segment<3>(3) = Rs.cross(g);                                     // eq. (5)
     if (out.want_jacobian) out.K.block<3, 3>(3, 3) = -Skew(g) * Skew(Rs);  // eq. (6)
 }
 

@@ -53,7 +53,7 @@ struct MassInput {
 NodeInertia CondenseMasses(const MassInput* masses, int count);
 
 class Body final : public Element {
-public:
+  public:
     /// node: model index of the node; inertia: (1)-(3), node frame.
     Body(int label, int node, const NodeInertia& inertia);
 
@@ -64,7 +64,7 @@ public:
 
     const NodeInertia& inertia() const { return inertia_; }
 
-private:
+  private:
     NodeInertia inertia_;
 };
 

@@ -15,8 +15,8 @@ std::string TypeName(LoadKind kind, LoadFrame frame) {
 }
 }  // namespace
 
-StructuralLoad::StructuralLoad(int label, LoadKind kind, LoadFrame frame, int node,
-                               const Vec3& arm, Vec3Drive value)
+StructuralLoad::StructuralLoad(int label, LoadKind kind, LoadFrame frame, int node, const Vec3& arm,
+                               Vec3Drive value)
     : Element(label, TypeName(kind, frame)),
       kind_(kind),
       frame_(frame),
@@ -44,10 +44,10 @@ void StructuralLoad::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
     if (frame_ == LoadFrame::kAbsolute) {
         const Vec3& F = v;  // eq. (1)
         out.f.segment<3>(0) = F;
-        out.f.segment<3>(3) = Ra.cross(F);                            // eq. (2)
+        out.f.segment<3>(3) = Ra.cross(F);                       // eq. (2)
         if (jac) out.K.block<3, 3>(3, 3) = -Skew(F) * Skew(Ra);  // eq. (3)
     } else {
-        const Vec3 F = n.R * v;  // eq. (4)
+        const Vec3 F = n.R * v;      // eq. (4)
         const Vec3 M = Ra.cross(F);  // eq. (5)
         out.f.segment<3>(0) = F;
         out.f.segment<3>(3) = M;
@@ -81,8 +81,7 @@ std::unique_ptr<Element> ReadLoad(ElementReadArgs& args, LoadKind kind, LoadFram
     Vec3Drive value =
         ReadVec3Drive(in, rf, kind == LoadKind::kForce ? "force value" : "couple value");
 
-    auto e = std::make_unique<StructuralLoad>(args.label, kind, frame, node, arm,
-                                              std::move(value));
+    auto e = std::make_unique<StructuralLoad>(args.label, kind, frame, node, arm, std::move(value));
     e->set_where(where);
     return e;
 }

@@ -42,7 +42,7 @@ enum class LoadKind { kForce, kCouple };
 enum class LoadFrame { kAbsolute, kFollower };
 
 class StructuralLoad final : public Element {
-public:
+  public:
     /// node: model index; arm: node frame (ignored for couples); value: see header.
     StructuralLoad(int label, LoadKind kind, LoadFrame frame, int node, const Vec3& arm,
                    Vec3Drive value);
@@ -53,7 +53,7 @@ public:
     LoadFrame frame() const { return frame_; }
     const Vec3& arm() const { return arm_; }
 
-private:
+  private:
     LoadKind kind_;
     LoadFrame frame_;
     Vec3 arm_;

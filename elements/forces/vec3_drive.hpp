@@ -21,13 +21,14 @@ class DeckInput;
 namespace mbstep::forces {
 
 class Vec3Drive {
-public:
+  public:
     Vec3Drive() = default;
     /// (1)
     Vec3Drive(const Vec3& direction, DrivePtr magnitude)
         : direction_(direction), magnitude_(std::move(magnitude)) {}
     /// (2); null entries are inactive components.
-    Vec3Drive(DrivePtr a1, DrivePtr a2, DrivePtr a3) : component_{a1, a2, a3}, is_component_(true) {}
+    Vec3Drive(DrivePtr a1, DrivePtr a2, DrivePtr a3)
+        : component_{a1, a2, a3}, is_component_(true) {}
 
     Vec3 Value(double t) const {
         if (is_component_) {
@@ -38,7 +39,7 @@ public:
         return magnitude_ ? Vec3(direction_ * magnitude_->Value(t)) : Vec3::Zero();  // (1), (3)
     }
 
-private:
+  private:
     Vec3 direction_{Vec3::Zero()};
     DrivePtr magnitude_;
     DrivePtr component_[3];

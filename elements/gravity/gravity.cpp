@@ -13,8 +13,9 @@ std::unique_ptr<Element> ReadUniformGravity(ElementReadArgs& args) {
     if (in.IsKeyword("central"))
         in.Fail(where, "central gravity fields are not supported; use 'uniform'");
     if (in.IsKeyword("component") || in.IsKeyword("array"))
-        in.Fail(where, "only the single form of the gravity acceleration is supported: "
-                       "[single,] <direction>, <drive>");
+        in.Fail(where,
+                "only the single form of the gravity acceleration is supported: "
+                "[single,] <direction>, <drive>");
     in.IsKeyword("single");
     const SourceLocation dir_at = in.Where();
     const Vec3 direction = in.GetDirection(FrameState{}, "gravity direction");  // eq. (1)

@@ -23,7 +23,7 @@ namespace mbstep::gravity {
 
 /// Placeholder element for the `gravity:` statement: no nodes, no contribution.
 class UniformGravity final : public Element {
-public:
+  public:
     explicit UniformGravity(int label) : Element(label, "uniform gravity") {
         set_statement("gravity");
     }

@@ -21,9 +21,9 @@ void Clamp::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const Mat3 E = n.R * R0_.transpose();  // eq. (1)
     const Vec3 axE = Axial(E);
     const Mat3 G = 0.5 * (E.trace() * Mat3::Identity() - E);  // eq. (4)
-    out.phi.segment<3>(0) = n.x - X0_;                         // eq. (2)
-    out.phi.segment<3>(3) = axE;                               // eq. (3)
-    out.f.segment<3>(0) = -lx;                                 // eq. (5)
+    out.phi.segment<3>(0) = n.x - X0_;                        // eq. (2)
+    out.phi.segment<3>(3) = axE;                              // eq. (3)
+    out.f.segment<3>(0) = -lx;                                // eq. (5)
     out.f.segment<3>(3) = -G.transpose() * lr;
     if (!out.want_jacobian) return;
     out.phi_q.block<3, 3>(0, 0) = Mat3::Identity();

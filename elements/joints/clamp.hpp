@@ -27,7 +27,7 @@
 namespace mbstep::joints {
 
 class Clamp final : public Element {
-public:
+  public:
     Clamp(int label, int node, const Vec3& X0, const Mat3& R0);
 
     int num_multipliers() const override { return 6; }
@@ -39,7 +39,7 @@ public:
     const Vec3& position() const { return X0_; }
     const Mat3& orientation() const { return R0_; }
 
-private:
+  private:
     Vec3 X0_;
     Mat3 R0_;
 };

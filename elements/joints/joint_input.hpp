@@ -29,8 +29,8 @@ namespace mbstep::joints {
 /// A joint side fixed to a node (node >= 0) or to the ground (node = -1).
 struct JointSide {
     int node{-1};
-    Vec3 offset{Vec3::Zero()};     ///< f (node) or X (ground)
-    Mat3 R{Mat3::Identity()};      ///< Rh (node) or R0 (ground)
+    Vec3 offset{Vec3::Zero()};  ///< f (node) or X (ground)
+    Mat3 R{Mat3::Identity()};   ///< Rh (node) or R0 (ground)
 };
 
 /// Reads a node side (1), (2); orientation optional (identity).
@@ -41,7 +41,6 @@ JointSide ReadGroundSide(DeckInput& in);
 void CheckRotation(DeckInput& in, const SourceLocation& where, const Mat3& R, const char* what);
 
 /// Writes one .jnt line: label, R_joint^T F, R_joint^T M, F, M.
-void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3& F,
-                    const Vec3& M);
+void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3& F, const Vec3& M);
 
 }  // namespace mbstep::joints

@@ -35,8 +35,9 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
              j::ReadSphericalPin,
              {"joint: 1, spherical pin, 2, position, 0.4, -0.3, 0.2, "
               "position, 1., 2., -0.5;"});
-    AddJoint(r, "revolute hinge", "relative rotation of two nodes about a common axis "
-                                  "(5 multipliers)",
+    AddJoint(r, "revolute hinge",
+             "relative rotation of two nodes about a common axis "
+             "(5 multipliers)",
              j::ReadRevoluteHinge,
              {"joint: 1, revolute hinge, 1, position, 0.1, 0.2, 0.3, "
               "orientation, euler123, 0.3, -0.2, 0.1, "

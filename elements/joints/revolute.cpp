@@ -30,7 +30,7 @@ void RevoluteJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const
         const Vec3 c = u.cross(w);
         const double mu = ctx.lambda[3 + i];
         const int row = 3 + i;
-        out.phi(row) = u.dot(w);  // eq. (3)
+        out.phi(row) = u.dot(w);        // eq. (3)
         out.f.segment<3>(3) -= c * mu;  // eq. (5)
         if (nb) out.f.segment<3>(9) += c * mu;
         if (!jac) continue;

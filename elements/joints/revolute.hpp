@@ -32,7 +32,7 @@
 namespace mbstep::joints {
 
 class RevoluteJoint final : public Element {
-public:
+  public:
     /// b.node < 0: revolute pin with ground point b.offset and ground frame b.R.
     RevoluteJoint(int label, const JointSide& a, const JointSide& b);
 
@@ -45,7 +45,7 @@ public:
     const JointSide& side_a() const { return a_; }
     const JointSide& side_b() const { return b_; }
 
-private:
+  private:
     JointSide a_, b_;
 };
 

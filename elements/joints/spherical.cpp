@@ -9,8 +9,7 @@
 namespace mbstep::joints {
 
 void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const JointSide& a,
-                           const JointSide& b, const double* lambda, int row0,
-                           ElementBlock& out) {
+                           const JointSide& b, const double* lambda, int row0, ElementBlock& out) {
     const Eigen::Map<const Vec3> l(lambda);
     const Vec3 pa = na.R * a.offset;  // eq. (1)
     out.phi.segment<3>(row0) = na.x + pa;
@@ -49,8 +48,8 @@ SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b
 }
 
 void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
-    EvaluateSphericalRows(*ctx.node[0], b_.node >= 0 ? ctx.node[1] : nullptr, a_, b_,
-                          ctx.lambda, 0, out);
+    EvaluateSphericalRows(*ctx.node[0], b_.node >= 0 ? ctx.node[1] : nullptr, a_, b_, ctx.lambda, 0,
+                          out);
 }
 
 void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {

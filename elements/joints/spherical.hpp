@@ -33,11 +33,10 @@ namespace mbstep::joints {
 /// Writes rows row0..row0+2 of (2)-(6) into out; node b is absent when b.node < 0 (pin).
 /// lambda points to the 3 multipliers of these rows.
 void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const JointSide& a,
-                           const JointSide& b, const double* lambda, int row0,
-                           ElementBlock& out);
+                           const JointSide& b, const double* lambda, int row0, ElementBlock& out);
 
 class SphericalJoint final : public Element {
-public:
+  public:
     /// b.node < 0: spherical pin with ground point b.offset.
     SphericalJoint(int label, const JointSide& a, const JointSide& b);
 
@@ -50,7 +49,7 @@ public:
     const JointSide& side_a() const { return a_; }
     const JointSide& side_b() const { return b_; }
 
-private:
+  private:
     JointSide a_, b_;
 };
 

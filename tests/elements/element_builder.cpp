@@ -34,7 +34,8 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
     deck << "begin: data; problem: initial value; end: data;\n"
          << "begin: initial value; initial time: 0.; final time: 1.; time step: 1.e-3;\n"
          << "end: initial value;\n"
-         << "begin: control data; structural nodes: 3; " << CountKeyword(Registry::Normalize(d.statement))
+         << "begin: control data; structural nodes: 3; "
+         << CountKeyword(Registry::Normalize(d.statement))
          << "\nend: control data;\nbegin: nodes;\n";
     for (const StructuralNode& n : TestNodes()) {
         deck << "structural: " << n.label << ", "
@@ -62,7 +63,8 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
                               const Registry& /*registry*/) {
     SnippetInput in(snippet, TestNodes());
     if (in.statement() != Registry::Normalize(d.statement))
-        in.Fail(in.Where(), "snippet statement '" + in.statement() + "' is not '" + d.statement + "'");
+        in.Fail(in.Where(),
+                "snippet statement '" + in.statement() + "' is not '" + d.statement + "'");
     // `gravity:` has no label and its reader handles the optional `uniform` keyword itself.
     int label = 0;
     if (in.statement() != "gravity") {

@@ -30,18 +30,18 @@ constexpr int kTrials = 5;
 
 TEST_CASE("registered element families are present") {
     const Registry& reg = GlobalRegistry();
-    for (const auto& [statement, name] : std::vector<std::pair<std::string, std::string>>{
-             {"body", ""},
-             {"gravity", "uniform"},
-             {"force", "absolute"},
-             {"force", "follower"},
-             {"couple", "absolute"},
-             {"couple", "follower"},
-             {"joint", "clamp"},
-             {"joint", "spherical hinge"},
-             {"joint", "spherical pin"},
-             {"joint", "revolute hinge"},
-             {"joint", "revolute pin"}}) {
+    for (const auto& [statement, name] :
+         std::vector<std::pair<std::string, std::string>>{{"body", ""},
+                                                          {"gravity", "uniform"},
+                                                          {"force", "absolute"},
+                                                          {"force", "follower"},
+                                                          {"couple", "absolute"},
+                                                          {"couple", "follower"},
+                                                          {"joint", "clamp"},
+                                                          {"joint", "spherical hinge"},
+                                                          {"joint", "spherical pin"},
+                                                          {"joint", "revolute hinge"},
+                                                          {"joint", "revolute pin"}}) {
         INFO(statement, ": ", name);
         const ElementDescriptor* d = reg.FindElement(statement, name);
         REQUIRE(d != nullptr);
@@ -101,8 +101,10 @@ TEST_CASE("every registered element matches finite differences of f and phi") {
                 worst_ratio = std::max(worst_ratio, w.ratio());
             }
             if (std::getenv("MBSTEP_TEST_VERBOSE"))
-                MESSAGE(std::string(d.statement + ": " + d.name + ", worst |analytic - fd| / "
-                                    "tolerance = " + std::to_string(worst_ratio)));
+                MESSAGE(std::string(d.statement + ": " + d.name +
+                                    ", worst |analytic - fd| / "
+                                    "tolerance = " +
+                                    std::to_string(worst_ratio)));
             ++checked;
         }
     }

@@ -88,9 +88,10 @@ TEST_CASE("body: inertia about the node by the parallel-axis theorem") {
 
     // The same through the reader, with the inertia given in a frame rotated about node z:
     // J_node = Rz J_cm Rz^T.
-    auto e = Read("body: 1, 1, 2., 0.1, 0.2, 0.3, diag, 1., 2., 3., inertial, euler123, 0., 0., "
-                  "1.5707963267948966;",
-                  body::ReadBody);
+    auto e = Read(
+        "body: 1, 1, 2., 0.1, 0.2, 0.3, diag, 1., 2., 3., inertial, euler123, 0., 0., "
+        "1.5707963267948966;",
+        body::ReadBody);
     const auto& b = dynamic_cast<const body::Body&>(*e);
     Mat3 Jr;
     Jr << 2.26, -0.04, -0.06, -0.04, 1.20, -0.12, -0.06, -0.12, 3.10;
@@ -134,8 +135,8 @@ TEST_CASE("body: invalid input names the argument") {
     auto [msg, col] = ReadError("body: 1, 1, -1., null, eye;", body::ReadBody);
     CHECK(msg == "mass must be positive");
     CHECK(col == 13);
-    std::tie(msg, col) = ReadError("body: 1, 1, 1., null, matr, 1., 0.1, 0., 0., 1., 0., 0., 0., 1.;",
-                                   body::ReadBody);
+    std::tie(msg, col) = ReadError(
+        "body: 1, 1, 1., null, matr, 1., 0.1, 0., 0., 1., 0., 0., 0., 1.;", body::ReadBody);
     CHECK(msg == "inertia matrix is not symmetric positive definite");
     CHECK(col == 23);
     std::tie(msg, col) = ReadError("body: 1, 1, 1., null, diag, 1., -1., 1.;", body::ReadBody);
@@ -256,9 +257,8 @@ TEST_CASE("clamp: phi = 0 at the clamped pose, reactions are -lambda") {
     // Small rotation dtheta: phi_r ~ dtheta.
     const FrameState r = Pose(n.initial.x, ExpSO3(Vec3(1e-4, -2e-4, 3e-4)) * n.initial.R);
     CHECK((Eval(*e, {r}, l).phi.tail<3>() - Vec3(1e-4, -2e-4, 3e-4)).norm() < 1e-10);
-    auto [msg, col] =
-        ReadError("joint: 1, clamp, 1, node, matr, 1., 0., 0., 0., 2., 0., 0., 0., 1.;",
-                  joints::ReadClamp);
+    auto [msg, col] = ReadError(
+        "joint: 1, clamp, 1, node, matr, 1., 0., 0., 0., 2., 0., 0., 0., 1.;", joints::ReadClamp);
     CHECK(msg == "absolute orientation is not an orthonormal rotation matrix");
     CHECK(col == 27);
 }
@@ -269,15 +269,17 @@ TEST_CASE("joints read MBDyn's forms with and without keywords") {
     const auto& rp = dynamic_cast<const joints::RevoluteJoint&>(*r);
     CHECK((rp.side_a().offset - Vec3(-0.5, 0.0, 0.0)).norm() < kEps);
     CHECK(rp.side_b().node == -1);
-    auto s = Read("joint: 1, spherical pin, 1, position, reference, node, 0., 0., 0.5, "
-                  "position, reference, global, 0., 0., 0.;",
-                  joints::ReadSphericalPin);
+    auto s = Read(
+        "joint: 1, spherical pin, 1, position, reference, node, 0., 0., 0.5, "
+        "position, reference, global, 0., 0., 0.;",
+        joints::ReadSphericalPin);
     CHECK(s->type() == "spherical pin");
-    auto h = Read("joint: 2, spherical hinge, 1, 0.5, 0., 0., hinge, eye, 2, -0.5, 0., 0., "
-                  "hinge, eye;",
-                  joints::ReadSphericalHinge);
+    auto h = Read(
+        "joint: 2, spherical hinge, 1, 0.5, 0., 0., hinge, eye, 2, -0.5, 0., 0., "
+        "hinge, eye;",
+        joints::ReadSphericalHinge);
     CHECK(h->nodes().size() == 2);
-    auto [msg, col] = ReadError("joint: 1, spherical hinge, 1, null, 1, null;",
-                                joints::ReadSphericalHinge);
+    auto [msg, col] =
+        ReadError("joint: 1, spherical hinge, 1, null, 1, null;", joints::ReadSphericalHinge);
     CHECK(msg == "a spherical hinge needs two different nodes");
 }

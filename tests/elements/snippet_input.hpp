@@ -19,7 +19,7 @@ namespace mbstep::test {
 std::vector<StructuralNode> TestNodes();
 
 class SnippetInput final : public DeckInput {
-public:
+  public:
     /// Splits "statement: a, b, c;" into the statement keyword and its arguments.
     SnippetInput(const std::string& text, std::vector<StructuralNode> nodes);
 
@@ -29,7 +29,8 @@ public:
     SourceLocation Where() const override;
     bool HasArg() override { return pos_ < args_.size(); }
     bool IsKeyword(std::string_view kw) override;
-    std::string GetKeyword(std::string_view what, const std::vector<std::string>& accepted) override;
+    std::string GetKeyword(std::string_view what,
+                           const std::vector<std::string>& accepted) override;
     double GetReal(std::string_view what) override;
     long GetInt(std::string_view what) override;
     bool GetBool(std::string_view what) override;
@@ -48,7 +49,7 @@ public:
     [[noreturn]] void Fail(const SourceLocation& where, const std::string& message) const override;
     void Warn(const SourceLocation&, const std::string&) const override {}
 
-private:
+  private:
     struct Arg {
         std::string text;  // trimmed, lower case
         int column{0};
