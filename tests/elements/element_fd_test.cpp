@@ -111,3 +111,40 @@ TEST_CASE("every registered element matches finite differences of f and phi") {
     MESSAGE(std::string(std::to_string(checked) + " element snippets checked"));
     CHECK(checked > 0);
 }
+
+TEST_CASE("invalid element input stops with the location of the offending argument") {
+    const Registry& reg = GlobalRegistry();
+    struct Bad {
+        const char* statement;
+        const char* name;
+        const char* snippet;
+        const char* message;
+        int column;  // of the offending argument in the snippet line
+    };
+    const Bad cases[] = {
+        {"body", "", "body: 1, 1, -2.5, null, eye;", "mass must be positive", 13},
+        {"body", "", "body: 1, 2, 1., null, diag, 1., -1., 1.;",
+         "inertia matrix is not symmetric positive definite", 23},
+        {"body", "", "body: 1, 1, 1., null, matr, 1., 0.5, 0., 0., 1., 0., 0., 0., 1.;",
+         "inertia matrix is not symmetric positive definite", 23},
+        {"joint", "clamp", "joint: 1, clamp, 1, node, matr, 1., 0., 0., 0., 2., 0., 0., 0., 1.;",
+         "ortho", 27},  // the deck reader or the joint rejects it
+        {"joint", "spherical hinge", "joint: 1, spherical hinge, 2, null, 2, null;",
+         "a spherical hinge needs two different nodes", 37},
+    };
+    for (const Bad& b : cases) {
+        INFO(std::string(b.snippet));
+        const ElementDescriptor* d = reg.FindElement(b.statement, b.name);
+        REQUIRE(d != nullptr);
+        bool thrown = false;
+        try {
+            BuildFromSnippet(*d, b.snippet, reg);
+        } catch (const DeckError& e) {
+            thrown = true;
+            INFO(std::string(e.what()));
+            CHECK(e.message().find(b.message) != std::string::npos);
+            CHECK(e.where().column == b.column);
+        }
+        CHECK(thrown);
+    }
+}
