@@ -148,3 +148,15 @@ TEST_CASE("invalid element input stops with the location of the offending argume
         CHECK(thrown);
     }
 }
+
+TEST_CASE("gravity snippets set the model's gravity field") {
+    const Registry& reg = GlobalRegistry();
+    const ElementDescriptor* d = reg.FindElement("gravity", "uniform");
+    REQUIRE(d != nullptr);
+    const BuiltElement a = BuildFromSnippet(*d, "gravity: uniform, 0., 0., -1., 9.81;", reg);
+    REQUIRE(a.gravity.has_value());
+    CHECK((a.gravity->At(0.5) - Vec3(0.0, 0.0, -9.81)).norm() < 1e-14);
+    const BuiltElement b = BuildFromSnippet(*d, "gravity: 0., -2., 0., 1.5;", reg);
+    REQUIRE(b.gravity.has_value());
+    CHECK((b.gravity->At(0.5) - Vec3(0.0, -3.0, 0.0)).norm() < 1e-14);
+}

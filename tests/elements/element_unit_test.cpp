@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Geometry>
+#include <sstream>
 
 #include "body/body.hpp"
 #include "fd_check.hpp"
@@ -282,4 +283,27 @@ TEST_CASE("joints read MBDyn's forms with and without keywords") {
     auto [msg, col] =
         ReadError("joint: 1, spherical hinge, 1, null, 1, null;", joints::ReadSphericalHinge);
     CHECK(msg == "a spherical hinge needs two different nodes");
+}
+
+TEST_CASE("joints write one .jnt line: label, local F, M, global F, M") {
+    const FrameState a = Pose(Vec3(0.1, 0.2, 0.3), RotZ(M_PI / 2));
+    joints::JointSide sa{0, Vec3(1.0, 0.0, 0.0), Mat3::Identity()};
+    joints::JointSide ground{-1, Vec3::Zero(), Mat3::Identity()};
+    const joints::SphericalJoint pin(7, sa, ground);
+    const std::vector<double> l{1.0, 2.0, 3.0};
+    std::vector<const FrameState*> ptr{&a};
+    ElementContext ctx;
+    ctx.node = ptr.data();
+    ctx.lambda = l.data();
+    std::ostringstream os;
+    REQUIRE(pin.HasReactionOutput());
+    pin.WriteReaction(os, ctx);
+    std::istringstream is(os.str());
+    std::vector<double> v;
+    for (double x; is >> x;) v.push_back(x);
+    REQUIRE(v.size() == 13);
+    CHECK(v[0] == 7);
+    // Force on the node -lambda; joint frame = node frame turned 90 deg about z.
+    CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-2.0, 1.0, -3.0)).norm() < 1e-12);
+    CHECK((Vec3(v[7], v[8], v[9]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
 }
