@@ -27,7 +27,8 @@ void AddColumnRuns(double* values, const int* slots, int cols, int rows, const B
 }
 }  // namespace
 
-CgrFormulation::CgrFormulation(const Model& model) : model_(model) {
+CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction)
+    : model_(model), rereference_at_prediction_(rereference_at_prediction) {
     const auto& mnodes = model.nodes();
     const int nn = static_cast<int>(mnodes.size());
     nodes_.resize(nn);
@@ -357,6 +358,15 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh, std::vector
 }
 
 void CgrFormulation::AfterPredict() {
+    if (!rereference_at_prediction_) {
+        // The correction stays in parameters relative to R_{N-1}: R = R(g) R_{N-1},
+        // w = G(g) g', with g = g_p + c (g' - g'_p) additive, so the converged point satisfies
+        // the integration formula in g exactly and does not depend on the predictor.
+        states_dirty_ = true;
+        return;
+    }
+    // MBDyn: the prediction becomes the reference and g, g' restart at zero; the correction
+    // is composed with the prediction, which makes the converged point depend on it.
     for (NodeData& nd : nodes_) {
         const Vec3 g = y_.segment<3>(nd.offset + 3);
         const Vec3 gp = yp_.segment<3>(nd.offset + 3);

@@ -22,7 +22,12 @@
 // Rotation prediction and correction [Zhang, Masarati et al., section 3.1]:
 //   before predicting point N: g_{N-1} = 0, g'_{N-1} = w_{N-1}; for older points
 //   g_{N-j} = g(R_{N-j} R_{N-1}^T), g'_{N-j} = G(g_{N-j})^-1 w_{N-j};
-//   after prediction: R_ref = R(g_p) R_{N-1}, w_ref = G(g_p) g'_p, and g, g' restart at 0.
+//   `cgr` (default): the correction stays relative to R_{N-1} (R = R(g) R_{N-1}, w = G(g) g'),
+//     so the integration formula holds exactly in g and the solution is independent of the
+//     predictor;
+//   `mbdyn cgr` (MBDyn, paper eq. after (14)): after prediction R_ref = R(g_p) R_{N-1},
+//     w_ref = G(g_p) g'_p, and g, g' restart at 0 — the correction is composed with the
+//     prediction, so the converged point depends on the predictor (docs/DESIGN.md).
 //
 // Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp).
 #pragma once
@@ -38,10 +43,11 @@ namespace mbstep::cgr {
 
 class CgrFormulation final : public Formulation, public FirstOrderProblem {
 public:
-    explicit CgrFormulation(const Model& model);
+    /// rereference_at_prediction: MBDyn's variant (`mbdyn cgr`), see AfterPredict.
+    explicit CgrFormulation(const Model& model, bool rereference_at_prediction = false);
 
     // Formulation
-    std::string name() const override { return "cgr"; }
+    std::string name() const override { return rereference_at_prediction_ ? "mbdyn cgr" : "cgr"; }
     ProblemInterface interface() const override { return ProblemInterface::kFirstOrderDae; }
     FirstOrderProblem* first_order() override { return this; }
     const Model& model() const override { return model_; }
@@ -99,6 +105,7 @@ private:
     void ForEachElementColored(F&& f) const;
 
     const Model& model_;
+    bool rereference_at_prediction_{false};
     int n_{0};
     double t_{0.0};
     int threads_{1};

@@ -12,6 +12,13 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         return std::make_unique<mbstep::cgr::CgrFormulation>(m);
     };
+    r.Add(d);
+    d.name = "mbdyn cgr";
+    d.description =
+        "cgr with MBDyn's re-referencing at the predicted orientation (for comparison with MBDyn)";
+    d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        return std::make_unique<mbstep::cgr::CgrFormulation>(m, true);
+    };
     r.Add(std::move(d));
     return 0;
 }

@@ -113,8 +113,8 @@ std::string DeckParser::ReadStatementKeyword(SourceLocation* where, bool* has_ar
     std::string_view t = text();
     std::size_t p = pos();
     const std::size_t start = p;
-    while (p < t.size() && (IsWordChar(t[p]) || t[p] == ' ' || t[p] == '\t' || t[p] == '\r' ||
-                            t[p] == '\n'))
+    while (p < t.size() &&
+           (IsWordChar(t[p]) || t[p] == ' ' || t[p] == '\t' || t[p] == '\r' || t[p] == '\n'))
         ++p;
     const std::string keyword = CollapseSpaces(t.substr(start, p - start));
     if (keyword.empty() || !std::isalpha(static_cast<unsigned char>(keyword[0])))
@@ -126,8 +126,8 @@ std::string DeckParser::ReadStatementKeyword(SourceLocation* where, bool* has_ar
         *has_args = false;
         pos() = p;
     } else {
-        Fail(LocationAt(p), "expected ':' or ';' after '" + keyword + "', got " +
-                                DescribeToken(t, p));
+        Fail(LocationAt(p),
+             "expected ':' or ';' after '" + keyword + "', got " + DescribeToken(t, p));
     }
     return keyword;
 }
@@ -225,7 +225,8 @@ int DeckParser::MatchOneOf(const std::vector<std::string>& names) {
     return best;
 }
 
-std::string DeckParser::GetKeyword(std::string_view what, const std::vector<std::string>& accepted) {
+std::string DeckParser::GetKeyword(std::string_view what,
+                                   const std::vector<std::string>& accepted) {
     const SourceLocation at = Where();
     const int i = MatchOneOf(accepted);
     if (i < 0)
@@ -252,12 +253,13 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
         v = e.Evaluate(evaluation_time_);
     } catch (const ExpressionError& err) {
         if (err.offset() == start)
-            Fail(LocationAt(start), head + ", got " + DescribeToken(text(), start) + " (" +
-                                        err.message() + ")");
+            Fail(LocationAt(start),
+                 head + ", got " + DescribeToken(text(), start) + " (" + err.message() + ")");
         Fail(LocationAt(err.offset()), err.message() + " (in " + std::string(what) + ")");
     }
     if (v.is_numeric() && !std::isfinite(v.number))
-        Fail(LocationAt(start), "non-finite value (" + Format(v.number) + ") for " + std::string(what));
+        Fail(LocationAt(start),
+             "non-finite value (" + Format(v.number) + ") for " + std::string(what));
     pos() = p;
     return v;
 }
@@ -265,7 +267,8 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
 double DeckParser::GetReal(std::string_view what) {
     const SourceLocation at = Where();
     const Value v = GetValue(what, "a real number");
-    if (!v.is_numeric()) Fail(at, "expected a real number (" + std::string(what) + "), got a string");
+    if (!v.is_numeric())
+        Fail(at, "expected a real number (" + std::string(what) + "), got a string");
     FinishArg(what);
     return v.number;
 }
@@ -283,8 +286,9 @@ long DeckParser::GetInt(std::string_view what) {
 long DeckParser::GetLabel(std::string_view what) {
     const SourceLocation at = Where();
     const long label = GetInt(what);
-    if (label < 0) Fail(at, "a label must be non-negative (" + std::string(what) + " " +
-                                std::to_string(label) + ")");
+    if (label < 0)
+        Fail(at, "a label must be non-negative (" + std::string(what) + " " +
+                     std::to_string(label) + ")");
     return label;
 }
 
@@ -311,8 +315,8 @@ std::shared_ptr<const Expression> DeckParser::GetExpression(std::string_view wha
     SkipSpace();
     const std::size_t open = pos();
     if (Peek() != '"')
-        Fail(Where(), "expected " + std::string(what) + " as a string in double quotes, got " +
-                          NextToken());
+        Fail(Where(),
+             "expected " + std::string(what) + " as a string in double quotes, got " + NextToken());
     std::size_t end = 0;
     std::vector<std::size_t> map;
     const std::string body = DecodeString(text(), open, &end, &map);
@@ -325,7 +329,8 @@ std::shared_ptr<const Expression> DeckParser::GetExpression(std::string_view wha
         Fail(LocationAt(at), err.message() + " (in " + std::string(what) + ")");
     }
     if (e->type() == ValueType::kString)
-        Fail(LocationAt(open), "expected a numeric expression (" + std::string(what) + "), got a string");
+        Fail(LocationAt(open),
+             "expected a numeric expression (" + std::string(what) + "), got a string");
     pos() = end + 1;
     FinishArg(what);
     return e;
@@ -377,8 +382,8 @@ Mat3 DeckParser::GetMat3(std::string_view what) {
     } else if (IsKeyword("sym")) {
         for (int i = 0; i < 3; ++i)
             for (int j = i; j < 3; ++j)
-                m(i, j) = m(j, i) = GetReal(w + ", element " + std::to_string(i + 1) +
-                                            std::to_string(j + 1));
+                m(i, j) = m(j, i) =
+                    GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
     } else if (IsKeyword("skew")) {
         Vec3 v;
         for (int i = 0; i < 3; ++i) v[i] = GetReal(w + ", component " + std::to_string(i + 1));
@@ -477,13 +482,16 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
 
     // Two-vector form: vector i exact, vector j orthogonalised, the third by cross product.
     std::string_view t = text();
-    if (pos() < t.size() && IsWordChar(t[pos()]) && !std::isdigit(static_cast<unsigned char>(t[pos()]))) {
+    if (pos() < t.size() && IsWordChar(t[pos()]) &&
+        !std::isdigit(static_cast<unsigned char>(t[pos()]))) {
         std::size_t p = pos();
         while (p < t.size() && IsWordChar(t[p])) ++p;
         const std::string word(t.substr(pos(), p - pos()));
         if (!symbols_.Find(word) && word != "Time")
-            Fail(at, "expected an orientation (" + w + "): eye, matr, euler, euler123, euler313, "
-                     "euler321, vector, or i, v_i, j, v_j with axis indices 1, 2, 3; got '" + word + "'");
+            Fail(at, "expected an orientation (" + w +
+                         "): eye, matr, euler, euler123, euler313, "
+                         "euler321, vector, or i, v_i, j, v_j with axis indices 1, 2, 3; got '" +
+                         word + "'");
     }
     const SourceLocation at_i = Where();
     const long i = GetInt(w + ", index of the first axis (1, 2 or 3)");
@@ -570,9 +578,10 @@ DrivePtr DeckParser::GetDrive(std::string_view what) {
             std::vector<std::string> names;
             for (const DriveDescriptor& d : registry_.drives()) names.push_back(d.name);
             std::sort(names.begin(), names.end());
-            Fail(at, "unknown drive '" + word + "' (" + std::string(what) + "); accepted: " +
-                         (names.empty() ? std::string("no drive plugins are loaded") : Join(names)) +
-                         ", reference, or a constant expression");
+            Fail(at,
+                 "unknown drive '" + word + "' (" + std::string(what) + "); accepted: " +
+                     (names.empty() ? std::string("no drive plugins are loaded") : Join(names)) +
+                     ", reference, or a constant expression");
         }
     }
     return std::make_shared<ConstDrive>(GetReal(what));
@@ -591,8 +600,7 @@ const StructuralNode& DeckParser::node(int index) const { return model_.nodes().
 
 void DeckParser::SetGravity(GravityField g) {
     const SourceLocation at = Where();
-    if (gravity_set_)
-        Fail(at, "gravity is already defined (at " + gravity_where_.ToString() + ")");
+    if (gravity_set_) Fail(at, "gravity is already defined (at " + gravity_where_.ToString() + ")");
     if (!g.direction.allFinite()) Fail(at, "non-finite gravity direction");
     gravity_set_ = true;
     gravity_where_ = at;

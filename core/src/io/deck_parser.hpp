@@ -29,7 +29,7 @@
 namespace mbstep::detail {
 
 class DeckParser final : public DeckInput {
-public:
+  public:
     DeckParser(const Registry& registry, SymbolTable& symbols, Model& model,
                std::vector<std::string>& warnings);
 
@@ -65,7 +65,9 @@ public:
     void DefineDrive(long label, DrivePtr drive, const SourceLocation& where);
     /// The frame of a `reference:` statement, or nullptr.
     const FrameState* FindReference(long label) const;
-    const SourceLocation* gravity_location() const { return gravity_set_ ? &gravity_where_ : nullptr; }
+    const SourceLocation* gravity_location() const {
+        return gravity_set_ ? &gravity_where_ : nullptr;
+    }
     /// Value of Time while evaluating deck arguments (the initial time once known).
     void set_evaluation_time(double t) { evaluation_time_ = t; }
     /// Executes the body of a `set:` statement.
@@ -77,7 +79,8 @@ public:
     SourceLocation Where() const override;
     bool HasArg() override;
     bool IsKeyword(std::string_view kw) override;
-    std::string GetKeyword(std::string_view what, const std::vector<std::string>& accepted) override;
+    std::string GetKeyword(std::string_view what,
+                           const std::vector<std::string>& accepted) override;
     double GetReal(std::string_view what) override;
     long GetInt(std::string_view what) override;
     bool GetBool(std::string_view what) override;
@@ -97,7 +100,7 @@ public:
     [[noreturn]] void Fail(const SourceLocation& where, const std::string& message) const override;
     void Warn(const SourceLocation& where, const std::string& message) const override;
 
-private:
+  private:
     struct Cursor {
         const DeckSource* source;
         std::size_t pos;
@@ -115,7 +118,9 @@ private:
     const Cursor& cursor() const { return stack_.back(); }
     Cursor& cursor() { return stack_.back(); }
     std::size_t& pos() { return stack_.back().pos; }
-    SourceLocation LocationAt(std::size_t offset) const { return cursor().source->Location(offset); }
+    SourceLocation LocationAt(std::size_t offset) const {
+        return cursor().source->Location(offset);
+    }
     void SkipSpace();
     char Peek();
     /// True if the next non-blank character after offset p is ',' or ';' or the end.

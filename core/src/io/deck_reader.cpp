@@ -29,12 +29,18 @@ enum class Block { kNone, kData, kInitialValue, kControlData, kNodes, kElements 
 
 const char* BlockName(Block b) {
     switch (b) {
-        case Block::kData: return "data";
-        case Block::kInitialValue: return "initial value";
-        case Block::kControlData: return "control data";
-        case Block::kNodes: return "nodes";
-        case Block::kElements: return "elements";
-        default: return "";
+        case Block::kData:
+            return "data";
+        case Block::kInitialValue:
+            return "initial value";
+        case Block::kControlData:
+            return "control data";
+        case Block::kNodes:
+            return "nodes";
+        case Block::kElements:
+            return "elements";
+        default:
+            return "";
     }
 }
 
@@ -60,7 +66,8 @@ std::string Format(double v) {
 }
 
 /// `method: <name> [, parameters]`: the longest registered integrator name, then its reader.
-std::unique_ptr<Integrator> ReadMethod(DeckParser& in, const Registry& registry, std::string* name) {
+std::unique_ptr<Integrator> ReadMethod(DeckParser& in, const Registry& registry,
+                                       std::string* name) {
     const SourceLocation at = in.Where();
     std::vector<std::string> names;
     for (const IntegratorDescriptor& d : registry.integrators()) names.push_back(d.name);
@@ -98,7 +105,7 @@ struct Defined {
 };
 
 class DeckReader {
-public:
+  public:
     explicit DeckReader(const Registry& registry)
         : registry_(registry), in_(registry, symbols_, model_, warnings_) {}
 
@@ -111,16 +118,18 @@ public:
         return Run(name);
     }
 
-private:
+  private:
     Deck Run(const std::string& path);
     void Statement();
     bool Generic(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void Begin(const SourceLocation& where);
     void End(const SourceLocation& where);
     void Data(const std::string& key, const std::string& keyword, const SourceLocation& where);
-    void InitialValue(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void InitialValue(const std::string& key, const std::string& keyword,
+                      const SourceLocation& where);
     void Tolerance();
-    void ControlData(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void ControlData(const std::string& key, const std::string& keyword,
+                     const SourceLocation& where);
     void Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void StructuralNodeStatement(const SourceLocation& where);
     void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
@@ -181,20 +190,27 @@ void DeckReader::Statement() {
     if (Is(key, "end")) return End(where);
     if (Generic(key, keyword, where)) return;
     switch (block_) {
-        case Block::kData: return Data(key, keyword, where);
-        case Block::kInitialValue: return InitialValue(key, keyword, where);
-        case Block::kControlData: return ControlData(key, keyword, where);
-        case Block::kNodes: return Nodes(key, keyword, where);
-        case Block::kElements: return Elements(key, keyword, where);
+        case Block::kData:
+            return Data(key, keyword, where);
+        case Block::kInitialValue:
+            return InitialValue(key, keyword, where);
+        case Block::kControlData:
+            return ControlData(key, keyword, where);
+        case Block::kNodes:
+            return Nodes(key, keyword, where);
+        case Block::kElements:
+            return Elements(key, keyword, where);
         case Block::kNone:
-            Unknown(keyword, where, {"begin", "set", "reference", "drive caller", "include", "remark"});
+            Unknown(keyword, where,
+                    {"begin", "set", "reference", "drive caller", "include", "remark"});
     }
 }
 
 void DeckReader::Unknown(const std::string& keyword, const SourceLocation& where,
                          const std::vector<std::string>& accepted) {
-    const std::string block = block_ == Block::kNone ? std::string("outside blocks")
-                                                     : "in " + std::string(BlockName(block_)) + " block";
+    const std::string block = block_ == Block::kNone
+                                  ? std::string("outside blocks")
+                                  : "in " + std::string(BlockName(block_)) + " block";
     in_.Fail(where, "unknown keyword '" + keyword + "' " + block + "; accepted: " + Join(accepted));
 }
 
@@ -250,13 +266,14 @@ void DeckReader::ReferenceStatement(const SourceLocation& where) {
 
 void DeckReader::Begin(const SourceLocation& where) {
     const SourceLocation at = in_.Where();
-    const std::string name = in_.GetKeyword(
-        "block name", {"data", "initial value", "control data", "nodes", "elements", "drivers",
-                       "inverse dynamics"});
+    const std::string name =
+        in_.GetKeyword("block name", {"data", "initial value", "control data", "nodes", "elements",
+                                      "drivers", "inverse dynamics"});
     in_.EndStatement("begin");
     if (name == "drivers")
-        in_.Fail(at, "the 'drivers' block is not supported (file drivers are not implemented; "
-                     "use drive callers)");
+        in_.Fail(at,
+                 "the 'drivers' block is not supported (file drivers are not implemented; "
+                 "use drive callers)");
     if (name == "inverse dynamics") in_.Fail(at, "inverse dynamics problems are not supported");
     if (block_ != Block::kNone)
         in_.Fail(where, "'begin: " + name + ";' inside block '" + BlockName(block_) +
@@ -268,7 +285,8 @@ void DeckReader::Begin(const SourceLocation& where) {
                                                  {"elements", Block::kElements}};
     const Block b = blocks.at(name);
     if (seen_.count(b))
-        in_.Fail(where, "block '" + name + "' appears twice (first at " + seen_[b].ToString() + ")");
+        in_.Fail(where,
+                 "block '" + name + "' appears twice (first at " + seen_[b].ToString() + ")");
     for (const auto& kv : seen_)
         if (kv.first > b)
             in_.Fail(where, "block '" + name + "' must come before '" + BlockName(kv.first) + "'");
@@ -281,11 +299,12 @@ void DeckReader::Begin(const SourceLocation& where) {
 
 void DeckReader::End(const SourceLocation& where) {
     const SourceLocation at = in_.Where();
-    const std::string name = in_.GetKeyword(
-        "block name", {"data", "initial value", "control data", "nodes", "elements", "drivers",
-                       "inverse dynamics"});
+    const std::string name =
+        in_.GetKeyword("block name", {"data", "initial value", "control data", "nodes", "elements",
+                                      "drivers", "inverse dynamics"});
     in_.EndStatement("end");
-    if (block_ == Block::kNone) in_.Fail(where, "'end: " + name + ";' without 'begin: " + name + ";'");
+    if (block_ == Block::kNone)
+        in_.Fail(where, "'end: " + name + ";' without 'begin: " + name + ";'");
     if (name != BlockName(block_))
         in_.Fail(at, "expected 'end: " + std::string(BlockName(block_)) + ";' (block opened at " +
                          block_where_.ToString() + "), got 'end: " + name + ";'");
@@ -296,7 +315,8 @@ void DeckReader::End(const SourceLocation& where) {
 // ---------------------------------------------------------------------------------------------
 // data, initial value
 
-void DeckReader::Data(const std::string& key, const std::string& keyword, const SourceLocation& where) {
+void DeckReader::Data(const std::string& key, const std::string& keyword,
+                      const SourceLocation& where) {
     if (!Is(key, "problem")) Unknown(keyword, where, {"problem"});
     const SourceLocation at = in_.Where();
     const std::string p = in_.GetKeyword("problem", {"initial value", "inverse dynamics"});
@@ -313,7 +333,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         return v;
     };
     auto at_least_one = [&](long v, const char* what) {
-        if (v < 1) in_.Fail(at, std::string(what) + " must be at least 1, got " + std::to_string(v));
+        if (v < 1)
+            in_.Fail(at, std::string(what) + " must be at least 1, got " + std::to_string(v));
         return static_cast<int>(v);
     };
     if (Is(key, "initial time")) {
@@ -344,9 +365,10 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         for (const FormulationDescriptor& d : registry_.formulations()) names.push_back(d.name);
         const int i = in_.MatchOneOf(names);
         if (i < 0)
-            in_.Fail(at, "unknown formulation " + in_.NextToken() + "; registered: " +
-                             (names.empty() ? std::string("none (no formulation plugins are loaded)")
-                                            : Join(names, true)));
+            in_.Fail(at,
+                     "unknown formulation " + in_.NextToken() + "; registered: " +
+                         (names.empty() ? std::string("none (no formulation plugins are loaded)")
+                                        : Join(names, true)));
         settings_.formulation = names[i];
     } else if (Is(key, "tolerance")) {
         Tolerance();
@@ -356,11 +378,11 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
     } else if (Is(key, "modify residual test")) {
         s.modify_residual_test = true;
     } else if (Is(key, "derivatives tolerance")) {
-        s.derivatives_tolerance = non_negative(in_.GetReal("derivatives tolerance"),
-                                               "derivatives tolerance");
+        s.derivatives_tolerance =
+            non_negative(in_.GetReal("derivatives tolerance"), "derivatives tolerance");
     } else if (Is(key, "derivatives max iterations")) {
-        s.derivatives_max_iterations = at_least_one(in_.GetInt("derivatives max iterations"),
-                                                    "derivatives max iterations");
+        s.derivatives_max_iterations =
+            at_least_one(in_.GetInt("derivatives max iterations"), "derivatives max iterations");
     } else if (Is(key, "derivatives coefficient")) {
         // coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
         if (!in_.IsKeyword("auto")) {
@@ -373,7 +395,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             s.derivatives_coefficient_auto = true;
         }
         if (s.derivatives_coefficient_auto) {
-            if (in_.IsKeyword("max iterations")) in_.GetInt("derivatives coefficient max iterations");
+            if (in_.IsKeyword("max iterations"))
+                in_.GetInt("derivatives coefficient max iterations");
             if (in_.IsKeyword("factor")) in_.GetReal("derivatives coefficient factor");
         }
     } else if (Is(key, "nonlinear solver")) {
@@ -391,7 +414,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             s.modified_newton_iterations = static_cast<int>(n);
             while (in_.HasArg()) {
                 const SourceLocation at_o = in_.Where();
-                if (in_.IsKeyword("keep jacobian matrix") || in_.IsKeyword("honor element requests"))
+                if (in_.IsKeyword("keep jacobian matrix") ||
+                    in_.IsKeyword("honor element requests"))
                     in_.Warn(at_o, "nonlinear solver option ignored");
                 else
                     break;
@@ -420,8 +444,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             if (item == "solution") settings_.output_solution = true;
         } while (in_.HasArg());
     } else if (Is(key, "abort after")) {
-        settings_.abort_after = in_.GetKeyword(
-            "abort after", {"input", "assembly", "derivatives", "dummy steps"});
+        settings_.abort_after =
+            in_.GetKeyword("abort after", {"input", "assembly", "derivatives", "dummy steps"});
     } else if (Is(key, "strategy")) {
         const std::string kind = in_.GetKeyword("strategy", {"factor", "no change", "change"});
         if (kind == "change") in_.Fail(at, "'strategy: change' is not supported");
@@ -438,10 +462,12 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             const SourceLocation at_r = in_.Where();
             s.strategy_raise = in_.GetReal("strategy raise factor");
             if (s.strategy_raise < 1.0)
-                in_.Fail(at_r, "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
+                in_.Fail(at_r,
+                         "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
             s.strategy_steps_before_raise = static_cast<int>(in_.GetInt("steps before raise"));
             s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations"));
-            if (in_.HasArg()) s.strategy_max_iterations = static_cast<int>(in_.GetInt("max iterations"));
+            if (in_.HasArg())
+                s.strategy_max_iterations = static_cast<int>(in_.GetInt("max iterations"));
         }
     } else if (IsAny(key, {"threads", "output meter", "dummy steps tolerance",
                            "dummy steps max iterations", "dummy steps number", "dummy steps ratio",
@@ -451,12 +477,12 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
     } else if (IsAny(key, {"eigenanalysis", "real time", "rtai", "solver diagnostics"})) {
         in_.Fail(where, "'" + keyword + "' is not supported");
     } else {
-        Unknown(keyword, where,
-                {"initial time", "final time", "time step", "min time step", "max time step",
-                 "method", "formulation", "tolerance", "max iterations", "modify residual test",
-                 "derivatives tolerance", "derivatives max iterations", "derivatives coefficient",
-                 "nonlinear solver", "linear solver", "output", "abort after", "strategy",
-                 "threads"});
+        Unknown(
+            keyword, where,
+            {"initial time", "final time", "time step", "min time step", "max time step", "method",
+             "formulation", "tolerance", "max iterations", "modify residual test",
+             "derivatives tolerance", "derivatives max iterations", "derivatives coefficient",
+             "nonlinear solver", "linear solver", "output", "abort after", "strategy", "threads"});
     }
     in_.EndStatement(keyword);
 }
@@ -515,18 +541,38 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
     static const std::vector<std::string> kCounts = {"structural nodes", "rigid bodies", "joints",
                                                      "forces"};
-    static const std::vector<std::string> kUnsupportedCounts = {
-        "abstract nodes", "electric nodes", "hydraulic nodes", "parameter nodes", "thermal nodes",
-        "genels", "beams", "plates", "aerodynamic elements", "aeromodals", "rotors",
-        "induced velocity elements", "loadable elements", "user defined elements",
-        "electric elements", "electric bulk elements", "bulk elements", "hydraulic elements",
-        "thermal elements", "output elements", "external elements", "file drivers", "drivers",
-        "membranes", "shells", "inertia"};
+    static const std::vector<std::string> kUnsupportedCounts = {"abstract nodes",
+                                                                "electric nodes",
+                                                                "hydraulic nodes",
+                                                                "parameter nodes",
+                                                                "thermal nodes",
+                                                                "genels",
+                                                                "beams",
+                                                                "plates",
+                                                                "aerodynamic elements",
+                                                                "aeromodals",
+                                                                "rotors",
+                                                                "induced velocity elements",
+                                                                "loadable elements",
+                                                                "user defined elements",
+                                                                "electric elements",
+                                                                "electric bulk elements",
+                                                                "bulk elements",
+                                                                "hydraulic elements",
+                                                                "thermal elements",
+                                                                "output elements",
+                                                                "external elements",
+                                                                "file drivers",
+                                                                "drivers",
+                                                                "membranes",
+                                                                "shells",
+                                                                "inertia"};
     const SourceLocation at = in_.Where();
     for (const std::string& c : kCounts) {
         if (!Is(key, c.c_str())) continue;
         if (counts_[c].given)
-            in_.Fail(where, "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
+            in_.Fail(where,
+                     "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
         const long n = in_.GetInt(c);
         if (n < 0) in_.Fail(at, "'" + c + "' must be non-negative, got " + std::to_string(n));
         counts_[c] = Count{n, true, where};
@@ -536,7 +582,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     for (const std::string& c : kUnsupportedCounts) {
         if (!Is(key, c.c_str())) continue;
         const long n = in_.GetInt(c);
-        if (n != 0) in_.Fail(where, "'" + c + "' are not supported (count " + std::to_string(n) + ")");
+        if (n != 0)
+            in_.Fail(where, "'" + c + "' are not supported (count " + std::to_string(n) + ")");
         in_.EndStatement(keyword);
         return;
     }
@@ -549,14 +596,34 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         settings_.default_orientation = ReadOrientationDescription();
     } else if (Is(key, "default output")) {
         do {
-            const std::string item = in_.GetKeyword(
-                "default output item",
-                {"all", "none", "reference frames", "drive callers", "abstract nodes",
-                 "electric nodes", "hydraulic nodes", "structural nodes", "accelerations",
-                 "thermal nodes", "aerodynamic elements", "aeromodals", "air properties", "beams",
-                 "electric bulk elements", "electric elements", "external elements", "forces",
-                 "genels", "gravity", "hydraulic elements", "induced velocity elements", "joints",
-                 "loadable", "plates", "rigid bodies", "thermal elements"});
+            const std::string item =
+                in_.GetKeyword("default output item", {"all",
+                                                       "none",
+                                                       "reference frames",
+                                                       "drive callers",
+                                                       "abstract nodes",
+                                                       "electric nodes",
+                                                       "hydraulic nodes",
+                                                       "structural nodes",
+                                                       "accelerations",
+                                                       "thermal nodes",
+                                                       "aerodynamic elements",
+                                                       "aeromodals",
+                                                       "air properties",
+                                                       "beams",
+                                                       "electric bulk elements",
+                                                       "electric elements",
+                                                       "external elements",
+                                                       "forces",
+                                                       "genels",
+                                                       "gravity",
+                                                       "hydraulic elements",
+                                                       "induced velocity elements",
+                                                       "joints",
+                                                       "loadable",
+                                                       "plates",
+                                                       "rigid bodies",
+                                                       "thermal elements"});
             if (item == "none") settings_.default_output = false;
             if (item == "all" || item == "structural nodes") settings_.default_output = true;
         } while (in_.HasArg());
@@ -578,7 +645,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         }
     } else if (Is(key, "output precision")) {
         const long n = in_.GetInt("output precision");
-        if (n < 1 || n > 17) in_.Fail(at, "output precision must be in 1..17, got " + std::to_string(n));
+        if (n < 1 || n > 17)
+            in_.Fail(at, "output precision must be in 1..17, got " + std::to_string(n));
         settings_.output_precision = static_cast<int>(n);
     } else if (Is(key, "skip initial joint assembly")) {
         settings_.skip_initial_joint_assembly = true;
@@ -598,10 +666,10 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         in_.Fail(where, "'" + keyword + "' is not supported");
     } else {
         std::vector<std::string> accepted = kCounts;
-        for (const char* k : {"gravity", "default orientation", "default output", "output frequency",
-                              "output meter", "output precision", "skip initial joint assembly",
-                              "title", "print", "tolerance", "max iterations", "initial stiffness",
-                              "omega rotates", "use"})
+        for (const char* k :
+             {"gravity", "default orientation", "default output", "output frequency",
+              "output meter", "output precision", "skip initial joint assembly", "title", "print",
+              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use"})
             accepted.push_back(k);
         Unknown(keyword, where, accepted);
     }
@@ -611,7 +679,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
 // ---------------------------------------------------------------------------------------------
 // nodes
 
-void DeckReader::Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where) {
+void DeckReader::Nodes(const std::string& key, const std::string& keyword,
+                       const SourceLocation& where) {
     if (Is(key, "structural")) return StructuralNodeStatement(where);
     if (IsAny(key, {"abstract", "electric", "hydraulic", "parameter", "thermal"}))
         in_.Fail(where, "'" + keyword + "' nodes are not supported");
@@ -635,7 +704,8 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
     const std::string type = in_.GetKeyword(
         "structural node type",
         {"static", "dynamic", "dummy", "modal", "static displacement", "dynamic displacement"});
-    if (type == "dummy") in_.Fail(at_type, "dummy structural nodes are not supported yet (issue 5)");
+    if (type == "dummy")
+        in_.Fail(at_type, "dummy structural nodes are not supported yet (issue 5)");
     if (type != "static" && type != "dynamic")
         in_.Fail(at_type, "'" + type + "' structural nodes are not supported");
 
@@ -706,15 +776,42 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
         in_.EndStatement(keyword);
         return;
     }
-    if (IsAny(key, {"beam", "beam2", "beam3", "aerodynamic body", "aerodynamic beam",
-                    "aerodynamic beam2", "aerodynamic beam3", "genel", "output", "bind",
-                    "driven", "electric", "hydraulic", "thermal", "plate", "membrane4", "shell4",
-                    "user defined", "loadable", "automatic structural", "air properties",
-                    "induced velocity", "rotor", "aircraft instruments", "aerodynamic element",
-                    "rigid body kinematics", "joint regularization", "modal", "external",
-                    "stream output", "output element", "bulk"}))
-        in_.Fail(where, "'" + keyword + "' statements are not supported in the elements block; "
-                        "accepted: " + Join(kStatements));
+    if (IsAny(key, {"beam",
+                    "beam2",
+                    "beam3",
+                    "aerodynamic body",
+                    "aerodynamic beam",
+                    "aerodynamic beam2",
+                    "aerodynamic beam3",
+                    "genel",
+                    "output",
+                    "bind",
+                    "driven",
+                    "electric",
+                    "hydraulic",
+                    "thermal",
+                    "plate",
+                    "membrane4",
+                    "shell4",
+                    "user defined",
+                    "loadable",
+                    "automatic structural",
+                    "air properties",
+                    "induced velocity",
+                    "rotor",
+                    "aircraft instruments",
+                    "aerodynamic element",
+                    "rigid body kinematics",
+                    "joint regularization",
+                    "modal",
+                    "external",
+                    "stream output",
+                    "output element",
+                    "bulk"}))
+        in_.Fail(where, "'" + keyword +
+                            "' statements are not supported in the elements block; "
+                            "accepted: " +
+                            Join(kStatements));
     Unknown(keyword, where, kStatements);
 }
 
@@ -740,7 +837,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     if (statement != "body") {
         std::vector<std::string> names;
         for (const ElementDescriptor& d : registry_.elements())
-            if (Registry::Normalize(d.statement) == statement && !d.name.empty()) names.push_back(d.name);
+            if (Registry::Normalize(d.statement) == statement && !d.name.empty())
+                names.push_back(d.name);
         const int i = in_.MatchOneOf(names);
         if (i >= 0) {
             type = names[i];
@@ -754,9 +852,9 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     }
     const ElementDescriptor* d = registry_.FindElement(statement, type);
     if (!d)
-        in_.Fail(statement == "body" ? where : at_type,
-                 "no plugin provides '" + statement + (type.empty() ? "" : ": " + type) +
-                     "' (are the element plugins built?)");
+        in_.Fail(statement == "body" ? where : at_type, "no plugin provides '" + statement +
+                                                            (type.empty() ? "" : ": " + type) +
+                                                            "' (are the element plugins built?)");
     ElementReadArgs args{in_, static_cast<int>(label)};
     std::unique_ptr<Element> e;
     try {
@@ -770,8 +868,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     in_.EndStatement(statement);
     e->set_statement(statement);
     e->set_where(where);
-    Defined& defined = statement == "body"    ? bodies_
-                       : statement == "joint" ? joints_
+    Defined& defined = statement == "body"      ? bodies_
+                       : statement == "joint"   ? joints_
                        : statement == "gravity" ? gravity_
                                                 : forces_;
     if (defined.count++ == 0) defined.first = where;
@@ -806,15 +904,17 @@ void DeckReader::Validate() {
     CheckCount("joints", joints_);
     CheckCount("forces", forces_);
     if (gravity_flag_ && gravity_.count == 0)
-        in_.Fail(gravity_flag_where_, "control data declares gravity but no gravity element is defined");
+        in_.Fail(gravity_flag_where_,
+                 "control data declares gravity but no gravity element is defined");
     if (!gravity_flag_ && gravity_.count > 0)
         in_.Fail(gravity_.first, "gravity element defined but control data lacks 'gravity;'");
 
     // Times.
     if (!settings_.forever && settings_.final_time <= settings_.initial_time)
         in_.Fail(final_time_given_ ? final_time_where_ : seen_[Block::kInitialValue],
-                 "final time (" + Format(settings_.final_time) + ") must be greater than initial time (" +
-                     Format(settings_.initial_time) + ")");
+                 "final time (" + Format(settings_.final_time) +
+                     ") must be greater than initial time (" + Format(settings_.initial_time) +
+                     ")");
 
     // MBDyn's default method: ms with rho_inf = 0.
     if (!integrator_) {

@@ -61,7 +61,8 @@ std::unique_ptr<DeckSource> MakeSource(std::string path, std::string text) {
             if (std::string_view(s).substr(i, kBegin.size()) == kBegin) {
                 const std::size_t close = s.find(kEnd, i + kBegin.size());
                 if (close == std::string::npos)
-                    throw DeckError(src->Location(i), "unterminated #beginescape (missing #endescape)");
+                    throw DeckError(src->Location(i),
+                                    "unterminated #beginescape (missing #endescape)");
                 stop = s.find('\n', close);
             } else {
                 stop = s.find('\n', i);

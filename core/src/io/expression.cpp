@@ -12,10 +12,14 @@ namespace mbstep {
 
 const char* ToString(ValueType type) {
     switch (type) {
-        case ValueType::kBool: return "bool";
-        case ValueType::kInteger: return "integer";
-        case ValueType::kReal: return "real";
-        case ValueType::kString: return "string";
+        case ValueType::kBool:
+            return "bool";
+        case ValueType::kInteger:
+            return "integer";
+        case ValueType::kReal:
+            return "real";
+        case ValueType::kString:
+            return "string";
     }
     return "?";
 }
@@ -36,9 +40,12 @@ std::string FormatNumber(ValueType type, double v) {
 /// bool is 0 or 1).
 double ConvertNumber(ValueType to, double v) {
     switch (to) {
-        case ValueType::kInteger: return std::trunc(v);
-        case ValueType::kBool: return v != 0.0 ? 1.0 : 0.0;
-        default: return v;
+        case ValueType::kInteger:
+            return std::trunc(v);
+        case ValueType::kBool:
+            return v != 0.0 ? 1.0 : 0.0;
+        default:
+            return v;
     }
 }
 
@@ -108,8 +115,9 @@ void SymbolTable::Set(const std::string& name, const Value& value) {
         var->value = Value::String(value.ToString());
     } else {
         if (!value.is_numeric())
-            throw std::invalid_argument("cannot assign a string to " + std::string(mbstep::ToString(var->type)) +
-                                        " variable " + name);
+            throw std::invalid_argument("cannot assign a string to " +
+                                        std::string(mbstep::ToString(var->type)) + " variable " +
+                                        name);
         var->value = Value{var->type, ConvertNumber(var->type, value.number), {}};
     }
     var->initialized = true;
@@ -140,20 +148,68 @@ std::pair<int, int> LineColumn(std::string_view text, std::size_t offset) {
 namespace detail {
 
 enum class Op {
-    kConst, kVar, kTime,
-    kNeg, kNot,
-    kAdd, kSub, kMul, kDiv, kPow,
-    kLt, kLe, kGt, kGe, kEq, kNe,
-    kAnd, kOr, kXor,
-    kCall, kAssign, kSeq,
+    kConst,
+    kVar,
+    kTime,
+    kNeg,
+    kNot,
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kPow,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kEq,
+    kNe,
+    kAnd,
+    kOr,
+    kXor,
+    kCall,
+    kAssign,
+    kSeq,
 };
 
 enum class Fn {
-    kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh,
-    kCtan, kActan, kSqrt, kExp, kLog, kLog10, kAbs, kSign, kCeil, kFloor, kRound,
-    kAtan2, kActan2, kMin, kMax, kPow, kCopysign,
-    kInEE, kInEL, kInLE, kInLL,
-    kToBool, kToInteger, kToReal, kToString,
+    kSin,
+    kCos,
+    kTan,
+    kAsin,
+    kAcos,
+    kAtan,
+    kSinh,
+    kCosh,
+    kTanh,
+    kAsinh,
+    kAcosh,
+    kAtanh,
+    kCtan,
+    kActan,
+    kSqrt,
+    kExp,
+    kLog,
+    kLog10,
+    kAbs,
+    kSign,
+    kCeil,
+    kFloor,
+    kRound,
+    kAtan2,
+    kActan2,
+    kMin,
+    kMax,
+    kPow,
+    kCopysign,
+    kInEE,
+    kInEL,
+    kInLE,
+    kInLL,
+    kToBool,
+    kToInteger,
+    kToReal,
+    kToString,
 };
 
 struct FunctionInfo {
@@ -165,34 +221,52 @@ struct FunctionInfo {
 
 // One row per built-in function (MBDyn manual, table "Built-in mathematical functions").
 constexpr FunctionInfo kFunctions[] = {
-    {"sin", Fn::kSin, 1, ValueType::kReal},       {"cos", Fn::kCos, 1, ValueType::kReal},
-    {"tan", Fn::kTan, 1, ValueType::kReal},       {"asin", Fn::kAsin, 1, ValueType::kReal},
-    {"acos", Fn::kAcos, 1, ValueType::kReal},     {"atan", Fn::kAtan, 1, ValueType::kReal},
-    {"sinh", Fn::kSinh, 1, ValueType::kReal},     {"cosh", Fn::kCosh, 1, ValueType::kReal},
-    {"tanh", Fn::kTanh, 1, ValueType::kReal},     {"asinh", Fn::kAsinh, 1, ValueType::kReal},
-    {"acosh", Fn::kAcosh, 1, ValueType::kReal},   {"atanh", Fn::kAtanh, 1, ValueType::kReal},
-    {"ctan", Fn::kCtan, 1, ValueType::kReal},     {"actan", Fn::kActan, 1, ValueType::kReal},
-    {"sqrt", Fn::kSqrt, 1, ValueType::kReal},     {"exp", Fn::kExp, 1, ValueType::kReal},
-    {"log", Fn::kLog, 1, ValueType::kReal},       {"log10", Fn::kLog10, 1, ValueType::kReal},
-    {"abs", Fn::kAbs, 1, ValueType::kReal},       {"sign", Fn::kSign, 1, ValueType::kReal},
-    {"ceil", Fn::kCeil, 1, ValueType::kInteger},  {"floor", Fn::kFloor, 1, ValueType::kInteger},
+    {"sin", Fn::kSin, 1, ValueType::kReal},
+    {"cos", Fn::kCos, 1, ValueType::kReal},
+    {"tan", Fn::kTan, 1, ValueType::kReal},
+    {"asin", Fn::kAsin, 1, ValueType::kReal},
+    {"acos", Fn::kAcos, 1, ValueType::kReal},
+    {"atan", Fn::kAtan, 1, ValueType::kReal},
+    {"sinh", Fn::kSinh, 1, ValueType::kReal},
+    {"cosh", Fn::kCosh, 1, ValueType::kReal},
+    {"tanh", Fn::kTanh, 1, ValueType::kReal},
+    {"asinh", Fn::kAsinh, 1, ValueType::kReal},
+    {"acosh", Fn::kAcosh, 1, ValueType::kReal},
+    {"atanh", Fn::kAtanh, 1, ValueType::kReal},
+    {"ctan", Fn::kCtan, 1, ValueType::kReal},
+    {"actan", Fn::kActan, 1, ValueType::kReal},
+    {"sqrt", Fn::kSqrt, 1, ValueType::kReal},
+    {"exp", Fn::kExp, 1, ValueType::kReal},
+    {"log", Fn::kLog, 1, ValueType::kReal},
+    {"log10", Fn::kLog10, 1, ValueType::kReal},
+    {"abs", Fn::kAbs, 1, ValueType::kReal},
+    {"sign", Fn::kSign, 1, ValueType::kReal},
+    {"ceil", Fn::kCeil, 1, ValueType::kInteger},
+    {"floor", Fn::kFloor, 1, ValueType::kInteger},
     {"round", Fn::kRound, 1, ValueType::kInteger},
-    {"atan2", Fn::kAtan2, 2, ValueType::kReal},   {"actan2", Fn::kActan2, 2, ValueType::kReal},
-    {"min", Fn::kMin, 2, ValueType::kReal},       {"max", Fn::kMax, 2, ValueType::kReal},
-    {"pow", Fn::kPow, 2, ValueType::kReal},       {"copysign", Fn::kCopysign, 2, ValueType::kReal},
-    {"in_ee", Fn::kInEE, 3, ValueType::kBool},    {"in_el", Fn::kInEL, 3, ValueType::kBool},
-    {"in_le", Fn::kInLE, 3, ValueType::kBool},    {"in_ll", Fn::kInLL, 3, ValueType::kBool},
-    {"bool", Fn::kToBool, 1, ValueType::kBool},   {"integer", Fn::kToInteger, 1, ValueType::kInteger},
-    {"real", Fn::kToReal, 1, ValueType::kReal},   {"string", Fn::kToString, 1, ValueType::kString},
+    {"atan2", Fn::kAtan2, 2, ValueType::kReal},
+    {"actan2", Fn::kActan2, 2, ValueType::kReal},
+    {"min", Fn::kMin, 2, ValueType::kReal},
+    {"max", Fn::kMax, 2, ValueType::kReal},
+    {"pow", Fn::kPow, 2, ValueType::kReal},
+    {"copysign", Fn::kCopysign, 2, ValueType::kReal},
+    {"in_ee", Fn::kInEE, 3, ValueType::kBool},
+    {"in_el", Fn::kInEL, 3, ValueType::kBool},
+    {"in_le", Fn::kInLE, 3, ValueType::kBool},
+    {"in_ll", Fn::kInLL, 3, ValueType::kBool},
+    {"bool", Fn::kToBool, 1, ValueType::kBool},
+    {"integer", Fn::kToInteger, 1, ValueType::kInteger},
+    {"real", Fn::kToReal, 1, ValueType::kReal},
+    {"string", Fn::kToString, 1, ValueType::kString},
 };
 
 struct ExprNode {
     Op op{Op::kConst};
     ValueType type{ValueType::kReal};
     std::size_t offset{0};
-    Value constant;                        // kConst
-    std::shared_ptr<Variable> var;         // kVar, kAssign (target)
-    Fn fn{Fn::kSin};                       // kCall
+    Value constant;                 // kConst
+    std::shared_ptr<Variable> var;  // kVar, kAssign (target)
+    Fn fn{Fn::kSin};                // kCall
     std::vector<std::unique_ptr<ExprNode>> args;
     bool time_dependent{false};
 };
@@ -215,52 +289,88 @@ double Sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
 
 double Apply1(Fn fn, double x) {
     switch (fn) {
-        case Fn::kSin: return std::sin(x);
-        case Fn::kCos: return std::cos(x);
-        case Fn::kTan: return std::tan(x);
-        case Fn::kAsin: return std::asin(x);
-        case Fn::kAcos: return std::acos(x);
-        case Fn::kAtan: return std::atan(x);
-        case Fn::kSinh: return std::sinh(x);
-        case Fn::kCosh: return std::cosh(x);
-        case Fn::kTanh: return std::tanh(x);
-        case Fn::kAsinh: return std::asinh(x);
-        case Fn::kAcosh: return std::acosh(x);
-        case Fn::kAtanh: return std::atanh(x);
-        case Fn::kCtan: return 1.0 / std::tan(x);
-        case Fn::kActan: return std::atan2(1.0, x);
-        case Fn::kSqrt: return std::sqrt(x);
-        case Fn::kExp: return std::exp(x);
-        case Fn::kLog: return std::log(x);
-        case Fn::kLog10: return std::log10(x);
-        case Fn::kAbs: return std::abs(x);
-        case Fn::kSign: return Sign(x);
-        case Fn::kCeil: return std::ceil(x);
-        case Fn::kFloor: return std::floor(x);
-        case Fn::kRound: return std::round(x);
-        case Fn::kToBool: return x != 0.0 ? 1.0 : 0.0;
-        case Fn::kToInteger: return std::trunc(x);
-        default: return x;  // real()
+        case Fn::kSin:
+            return std::sin(x);
+        case Fn::kCos:
+            return std::cos(x);
+        case Fn::kTan:
+            return std::tan(x);
+        case Fn::kAsin:
+            return std::asin(x);
+        case Fn::kAcos:
+            return std::acos(x);
+        case Fn::kAtan:
+            return std::atan(x);
+        case Fn::kSinh:
+            return std::sinh(x);
+        case Fn::kCosh:
+            return std::cosh(x);
+        case Fn::kTanh:
+            return std::tanh(x);
+        case Fn::kAsinh:
+            return std::asinh(x);
+        case Fn::kAcosh:
+            return std::acosh(x);
+        case Fn::kAtanh:
+            return std::atanh(x);
+        case Fn::kCtan:
+            return 1.0 / std::tan(x);
+        case Fn::kActan:
+            return std::atan2(1.0, x);
+        case Fn::kSqrt:
+            return std::sqrt(x);
+        case Fn::kExp:
+            return std::exp(x);
+        case Fn::kLog:
+            return std::log(x);
+        case Fn::kLog10:
+            return std::log10(x);
+        case Fn::kAbs:
+            return std::abs(x);
+        case Fn::kSign:
+            return Sign(x);
+        case Fn::kCeil:
+            return std::ceil(x);
+        case Fn::kFloor:
+            return std::floor(x);
+        case Fn::kRound:
+            return std::round(x);
+        case Fn::kToBool:
+            return x != 0.0 ? 1.0 : 0.0;
+        case Fn::kToInteger:
+            return std::trunc(x);
+        default:
+            return x;  // real()
     }
 }
 
 double Apply2(Fn fn, double a, double b) {
     switch (fn) {
-        case Fn::kAtan2: return std::atan2(a, b);
-        case Fn::kActan2: return std::atan2(b, a);
-        case Fn::kMin: return std::min(a, b);
-        case Fn::kMax: return std::max(a, b);
-        case Fn::kPow: return std::pow(a, b);
-        default: return std::copysign(a, b);
+        case Fn::kAtan2:
+            return std::atan2(a, b);
+        case Fn::kActan2:
+            return std::atan2(b, a);
+        case Fn::kMin:
+            return std::min(a, b);
+        case Fn::kMax:
+            return std::max(a, b);
+        case Fn::kPow:
+            return std::pow(a, b);
+        default:
+            return std::copysign(a, b);
     }
 }
 
 double Apply3(Fn fn, double a, double x, double b) {
     switch (fn) {
-        case Fn::kInEE: return a <= x && x <= b;
-        case Fn::kInEL: return a <= x && x < b;
-        case Fn::kInLE: return a < x && x <= b;
-        default: return a < x && x < b;
+        case Fn::kInEE:
+            return a <= x && x <= b;
+        case Fn::kInEL:
+            return a <= x && x < b;
+        case Fn::kInLE:
+            return a < x && x <= b;
+        default:
+            return a < x && x < b;
     }
 }
 
@@ -272,17 +382,24 @@ std::string EvalString(const ExprNode& n, double t);
 double EvalNumber(const ExprNode& n, double t) {
     auto arg = [&](int i) { return EvalNumber(*n.args[i], t); };
     switch (n.op) {
-        case Op::kConst: return n.constant.number;
+        case Op::kConst:
+            return n.constant.number;
         case Op::kVar:
             if (!n.var->initialized)
                 throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
             return n.var->value.number;
-        case Op::kTime: return t;
-        case Op::kNeg: return -arg(0);
-        case Op::kNot: return arg(0) == 0.0 ? 1.0 : 0.0;
-        case Op::kAdd: return arg(0) + arg(1);
-        case Op::kSub: return arg(0) - arg(1);
-        case Op::kMul: return arg(0) * arg(1);
+        case Op::kTime:
+            return t;
+        case Op::kNeg:
+            return -arg(0);
+        case Op::kNot:
+            return arg(0) == 0.0 ? 1.0 : 0.0;
+        case Op::kAdd:
+            return arg(0) + arg(1);
+        case Op::kSub:
+            return arg(0) - arg(1);
+        case Op::kMul:
+            return arg(0) * arg(1);
         case Op::kDiv: {
             const double a = arg(0), b = arg(1);
             if (IsIntegral(n.type)) {
@@ -310,22 +427,34 @@ double EvalNumber(const ExprNode& n, double t) {
                 c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
             }
             switch (n.op) {
-                case Op::kLt: return c == -1;
-                case Op::kLe: return c == -1 || c == 0;
-                case Op::kGt: return c == 1;
-                case Op::kGe: return c == 1 || c == 0;
-                case Op::kEq: return c == 0;
-                default: return c != 0;
+                case Op::kLt:
+                    return c == -1;
+                case Op::kLe:
+                    return c == -1 || c == 0;
+                case Op::kGt:
+                    return c == 1;
+                case Op::kGe:
+                    return c == 1 || c == 0;
+                case Op::kEq:
+                    return c == 0;
+                default:
+                    return c != 0;
             }
         }
-        case Op::kAnd: return (arg(0) != 0.0 && arg(1) != 0.0) ? 1.0 : 0.0;
-        case Op::kOr: return (arg(0) != 0.0 || arg(1) != 0.0) ? 1.0 : 0.0;
-        case Op::kXor: return ((arg(0) != 0.0) != (arg(1) != 0.0)) ? 1.0 : 0.0;
+        case Op::kAnd:
+            return (arg(0) != 0.0 && arg(1) != 0.0) ? 1.0 : 0.0;
+        case Op::kOr:
+            return (arg(0) != 0.0 || arg(1) != 0.0) ? 1.0 : 0.0;
+        case Op::kXor:
+            return ((arg(0) != 0.0) != (arg(1) != 0.0)) ? 1.0 : 0.0;
         case Op::kCall:
             switch (n.args.size()) {
-                case 1: return Apply1(n.fn, arg(0));
-                case 2: return Apply2(n.fn, arg(0), arg(1));
-                default: return Apply3(n.fn, arg(0), arg(1), arg(2));
+                case 1:
+                    return Apply1(n.fn, arg(0));
+                case 2:
+                    return Apply2(n.fn, arg(0), arg(1));
+                default:
+                    return Apply3(n.fn, arg(0), arg(1), arg(2));
             }
         case Op::kAssign: {
             Variable& v = *n.var;
@@ -353,13 +482,16 @@ double EvalNumber(const ExprNode& n, double t) {
 std::string EvalString(const ExprNode& n, double t) {
     if (n.type != ValueType::kString) return FormatNumber(n.type, EvalNumber(n, t));
     switch (n.op) {
-        case Op::kConst: return n.constant.text;
+        case Op::kConst:
+            return n.constant.text;
         case Op::kVar:
             if (!n.var->initialized)
                 throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
             return n.var->value.text;
-        case Op::kAdd: return EvalString(*n.args[0], t) + EvalString(*n.args[1], t);
-        case Op::kCall: return EvalString(*n.args[0], t);  // string(x)
+        case Op::kAdd:
+            return EvalString(*n.args[0], t) + EvalString(*n.args[1], t);
+        case Op::kCall:
+            return EvalString(*n.args[0], t);  // string(x)
         case Op::kAssign: {
             Variable& v = *n.var;
             if (!n.args.empty()) {
@@ -373,7 +505,8 @@ std::string EvalString(const ExprNode& n, double t) {
             for (const auto& a : n.args) last = EvalString(*a, t);
             return last;
         }
-        default: break;
+        default:
+            break;
     }
     throw ExpressionError(n.offset, "internal error: invalid string node");
 }
@@ -383,7 +516,8 @@ Dual EvalDual(const ExprNode& n, double t) {
     if (!n.time_dependent || IsIntegral(n.type)) return {EvalNumber(n, t), 0.0};
     auto arg = [&](int i) { return EvalDual(*n.args[i], t); };
     switch (n.op) {
-        case Op::kTime: return {t, 1.0};
+        case Op::kTime:
+            return {t, 1.0};
         case Op::kNeg: {
             const Dual a = arg(0);
             return {-a.v, -a.d};
@@ -420,26 +554,66 @@ Dual EvalDual(const ExprNode& n, double t) {
                 const double v = Apply1(n.fn, x);
                 double dfdx = 0.0;
                 switch (n.fn) {
-                    case Fn::kSin: dfdx = std::cos(x); break;
-                    case Fn::kCos: dfdx = -std::sin(x); break;
-                    case Fn::kTan: dfdx = 1.0 + v * v; break;
-                    case Fn::kAsin: dfdx = 1.0 / std::sqrt(1.0 - x * x); break;
-                    case Fn::kAcos: dfdx = -1.0 / std::sqrt(1.0 - x * x); break;
-                    case Fn::kAtan: dfdx = 1.0 / (1.0 + x * x); break;
-                    case Fn::kSinh: dfdx = std::cosh(x); break;
-                    case Fn::kCosh: dfdx = std::sinh(x); break;
-                    case Fn::kTanh: dfdx = 1.0 - v * v; break;
-                    case Fn::kAsinh: dfdx = 1.0 / std::sqrt(x * x + 1.0); break;
-                    case Fn::kAcosh: dfdx = 1.0 / std::sqrt(x * x - 1.0); break;
-                    case Fn::kAtanh: dfdx = 1.0 / (1.0 - x * x); break;
-                    case Fn::kCtan: dfdx = -1.0 / (std::sin(x) * std::sin(x)); break;
-                    case Fn::kActan: dfdx = -1.0 / (1.0 + x * x); break;
-                    case Fn::kSqrt: dfdx = 0.5 / v; break;
-                    case Fn::kExp: dfdx = v; break;
-                    case Fn::kLog: dfdx = 1.0 / x; break;
-                    case Fn::kLog10: dfdx = 1.0 / (x * std::log(10.0)); break;
-                    case Fn::kAbs: dfdx = Sign(x); break;
-                    default: dfdx = 0.0; break;  // sign, casts: piecewise constant
+                    case Fn::kSin:
+                        dfdx = std::cos(x);
+                        break;
+                    case Fn::kCos:
+                        dfdx = -std::sin(x);
+                        break;
+                    case Fn::kTan:
+                        dfdx = 1.0 + v * v;
+                        break;
+                    case Fn::kAsin:
+                        dfdx = 1.0 / std::sqrt(1.0 - x * x);
+                        break;
+                    case Fn::kAcos:
+                        dfdx = -1.0 / std::sqrt(1.0 - x * x);
+                        break;
+                    case Fn::kAtan:
+                        dfdx = 1.0 / (1.0 + x * x);
+                        break;
+                    case Fn::kSinh:
+                        dfdx = std::cosh(x);
+                        break;
+                    case Fn::kCosh:
+                        dfdx = std::sinh(x);
+                        break;
+                    case Fn::kTanh:
+                        dfdx = 1.0 - v * v;
+                        break;
+                    case Fn::kAsinh:
+                        dfdx = 1.0 / std::sqrt(x * x + 1.0);
+                        break;
+                    case Fn::kAcosh:
+                        dfdx = 1.0 / std::sqrt(x * x - 1.0);
+                        break;
+                    case Fn::kAtanh:
+                        dfdx = 1.0 / (1.0 - x * x);
+                        break;
+                    case Fn::kCtan:
+                        dfdx = -1.0 / (std::sin(x) * std::sin(x));
+                        break;
+                    case Fn::kActan:
+                        dfdx = -1.0 / (1.0 + x * x);
+                        break;
+                    case Fn::kSqrt:
+                        dfdx = 0.5 / v;
+                        break;
+                    case Fn::kExp:
+                        dfdx = v;
+                        break;
+                    case Fn::kLog:
+                        dfdx = 1.0 / x;
+                        break;
+                    case Fn::kLog10:
+                        dfdx = 1.0 / (x * std::log(10.0));
+                        break;
+                    case Fn::kAbs:
+                        dfdx = Sign(x);
+                        break;
+                    default:
+                        dfdx = 0.0;
+                        break;  // sign, casts: piecewise constant
                 }
                 return {v, dfdx * a.d};
             }
@@ -451,8 +625,10 @@ Dual EvalDual(const ExprNode& n, double t) {
                 case Fn::kActan2:  // atan2(x, y) with a = y, b = x swapped
                     return {std::atan2(b.v, a.v),
                             (a.v * b.d - b.v * a.d) / (a.v * a.v + b.v * b.v)};
-                case Fn::kMin: return a.v <= b.v ? a : b;
-                case Fn::kMax: return a.v >= b.v ? a : b;
+                case Fn::kMin:
+                    return a.v <= b.v ? a : b;
+                case Fn::kMax:
+                    return a.v >= b.v ? a : b;
                 case Fn::kPow: {
                     const double p = std::pow(a.v, b.v);
                     double d = 0.0;
@@ -464,7 +640,8 @@ Dual EvalDual(const ExprNode& n, double t) {
                     const double v = std::copysign(a.v, b.v);
                     return {v, (Sign(v) * Sign(a.v) >= 0.0 ? 1.0 : -1.0) * a.d};
                 }
-                default: return {Apply2(n.fn, a.v, b.v), 0.0};
+                default:
+                    return {Apply2(n.fn, a.v, b.v), 0.0};
             }
         }
         case Op::kAssign: {
@@ -476,7 +653,8 @@ Dual EvalDual(const ExprNode& n, double t) {
             for (std::size_t i = 0; i + 1 < n.args.size(); ++i) EvalNumber(*n.args[i], t);
             return EvalDual(*n.args.back(), t);
         }
-        default: return {EvalNumber(n, t), 0.0};  // comparisons, logical: piecewise constant
+        default:
+            return {EvalNumber(n, t), 0.0};  // comparisons, logical: piecewise constant
     }
 }
 
@@ -487,7 +665,7 @@ enum class Tok { kEnd, kNumber, kIdent, kString, kPunct };
 
 struct Token {
     Tok kind{Tok::kEnd};
-    std::string text;       // identifier / punctuation / decoded string
+    std::string text;  // identifier / punctuation / decoded string
     double number{0.0};
     bool integer{false};
     std::size_t offset{0};  // first character
@@ -505,7 +683,7 @@ int HexDigit(char c) {
 }
 
 class Lexer {
-public:
+  public:
     Lexer(std::string_view s, std::size_t pos) : s_(s), pos_(pos) {}
 
     Token Next() {
@@ -540,7 +718,7 @@ public:
     }
     std::size_t pos() const { return pos_; }
 
-private:
+  private:
     void LexNumber(Token& t) {
         std::size_t p = pos_;
         bool integer = true;
@@ -610,24 +788,32 @@ const detail::FunctionInfo* FindFunction(const std::string& name) {
 }
 
 bool IsTypeName(const std::string& s, ValueType* type) {
-    if (s == "bool") *type = ValueType::kBool;
-    else if (s == "integer") *type = ValueType::kInteger;
-    else if (s == "real") *type = ValueType::kReal;
-    else if (s == "string") *type = ValueType::kString;
-    else return false;
+    if (s == "bool")
+        *type = ValueType::kBool;
+    else if (s == "integer")
+        *type = ValueType::kInteger;
+    else if (s == "real")
+        *type = ValueType::kReal;
+    else if (s == "string")
+        *type = ValueType::kString;
+    else
+        return false;
     return true;
 }
 
 std::string Describe(const Token& t) {
     switch (t.kind) {
-        case Tok::kEnd: return "end of input";
-        case Tok::kString: return "a string";
-        default: return "'" + t.text + "'";
+        case Tok::kEnd:
+            return "end of input";
+        case Tok::kString:
+            return "a string";
+        default:
+            return "'" + t.text + "'";
     }
 }
 
 class Parser {
-public:
+  public:
     Parser(std::string_view s, std::size_t pos, SymbolTable& symbols, ExpressionOptions options)
         : lexer_(s, pos), symbols_(symbols), options_(options) {
         Advance();
@@ -636,10 +822,11 @@ public:
     NodePtr ParseItem() {
         DepthGuard guard(this);
         ValueType type;
-        const bool decl_word = tok_.kind == Tok::kIdent &&
-                               (tok_.text == "ifndef" || tok_.text == "const" ||
-                                IsTypeName(tok_.text, &type));
-        if (decl_word && !(next_.kind == Tok::kPunct && next_.text == "(")) return ParseDeclaration();
+        const bool decl_word =
+            tok_.kind == Tok::kIdent &&
+            (tok_.text == "ifndef" || tok_.text == "const" || IsTypeName(tok_.text, &type));
+        if (decl_word && !(next_.kind == Tok::kPunct && next_.text == "("))
+            return ParseDeclaration();
         if (tok_.kind == Tok::kIdent && next_.kind == Tok::kPunct && next_.text == "=")
             return ParseAssignment();
         return ParseOr();
@@ -664,7 +851,7 @@ public:
 
     const Token& token() const { return tok_; }
 
-private:
+  private:
     struct DepthGuard {
         explicit DepthGuard(Parser* p) : parser(p) {
             if (++parser->depth_ > 200)
@@ -786,7 +973,7 @@ private:
                     Fail(at, "operator '" + at.text + "' cannot be applied to a string");
                 type = strings ? ValueType::kString
                                : (IsIntegral(a->type) && IsIntegral(b->type) ? ValueType::kInteger
-                                                                               : ValueType::kReal);
+                                                                             : ValueType::kReal);
                 break;
             case Op::kAnd:
             case Op::kOr:
@@ -833,7 +1020,8 @@ private:
             const Token op = tok_;
             Advance();
             NodePtr a = ParseNot();
-            if (a->type == ValueType::kString) Fail(op, "operator '!' cannot be applied to a string");
+            if (a->type == ValueType::kString)
+                Fail(op, "operator '!' cannot be applied to a string");
             auto n = MakeNode(Op::kNot, ValueType::kBool, op.offset);
             n->time_dependent = a->time_dependent;
             n->args.push_back(std::move(a));
@@ -846,13 +1034,20 @@ private:
         NodePtr left = ParseSum();
         for (;;) {
             Op op;
-            if (IsPunct("<")) op = Op::kLt;
-            else if (IsPunct("<=")) op = Op::kLe;
-            else if (IsPunct(">")) op = Op::kGt;
-            else if (IsPunct(">=")) op = Op::kGe;
-            else if (IsPunct("==")) op = Op::kEq;
-            else if (IsPunct("!=")) op = Op::kNe;
-            else return left;
+            if (IsPunct("<"))
+                op = Op::kLt;
+            else if (IsPunct("<="))
+                op = Op::kLe;
+            else if (IsPunct(">"))
+                op = Op::kGt;
+            else if (IsPunct(">="))
+                op = Op::kGe;
+            else if (IsPunct("=="))
+                op = Op::kEq;
+            else if (IsPunct("!="))
+                op = Op::kNe;
+            else
+                return left;
             const Token at = tok_;
             Advance();
             left = Binary(op, std::move(left), ParseSum(), at);
@@ -864,7 +1059,8 @@ private:
         while (IsPunct("+") || IsPunct("-")) {
             const Token at = tok_;
             Advance();
-            left = Binary(at.text == "+" ? Op::kAdd : Op::kSub, std::move(left), ParseProduct(), at);
+            left =
+                Binary(at.text == "+" ? Op::kAdd : Op::kSub, std::move(left), ParseProduct(), at);
         }
         return left;
     }
@@ -924,7 +1120,8 @@ private:
                 n->constant = Value::String(t.text);
                 return n;
             }
-            case Tok::kIdent: return ParseName();
+            case Tok::kIdent:
+                return ParseName();
             case Tok::kPunct:
                 if (t.text == "(") {
                     Advance();
@@ -934,7 +1131,8 @@ private:
                     return inner;
                 }
                 break;
-            case Tok::kEnd: Fail(t, "expected an expression, got end of input");
+            case Tok::kEnd:
+                Fail(t, "expected an expression, got end of input");
         }
         Fail(t, "expected an expression, got " + Describe(t));
     }
@@ -944,7 +1142,8 @@ private:
         Advance();
         // Namespaces: only MBDyn's `default::` (the built-in functions) is known.
         if (IsPunct("::")) {
-            if (name.text != "default") Fail(name, "namespace '" + name.text + "' is not supported");
+            if (name.text != "default")
+                Fail(name, "namespace '" + name.text + "' is not supported");
             Advance();
             if (tok_.kind != Tok::kIdent) Fail(tok_, "expected a function name after '::'");
             name = tok_;
@@ -979,8 +1178,8 @@ private:
                 break;
             }
         }
-        if (!IsPunct(")")) Fail(tok_, "expected ',' or ')' in call to '" + name.text + "', got " +
-                                          Describe(tok_));
+        if (!IsPunct(")"))
+            Fail(tok_, "expected ',' or ')' in call to '" + name.text + "', got " + Describe(tok_));
         Advance();
         if (static_cast<int>(args.size()) != f->arity)
             Fail(name, "function '" + name.text + "' takes " + std::to_string(f->arity) +

@@ -15,6 +15,20 @@ void StepN<N>::Start(double /*t0*/, double h) {
 }
 
 template <int N>
+typename StepN<N>::Coefficients StepN<N>::Irreducible(double alpha, double rho) {
+    if (alpha != cached_alpha_ || rho != cached_rho_) {
+        const Coefficients c = DoCoefficients(alpha, rho);
+        std::vector<double> a(c.a.begin(), c.a.end()), b(c.b.begin(), c.b.end());
+        ReduceMultistep(a, b);
+        std::copy(a.begin(), a.end(), cached_.a.begin());
+        std::copy(b.begin(), b.end(), cached_.b.begin());
+        cached_alpha_ = alpha;
+        cached_rho_ = rho;
+    }
+    return cached_;
+}
+
+template <int N>
 StepStats StepN<N>::Advance(double t, double h) {
     FirstOrderProblem& p = problem();
     const auto& kinds = p.dof_kinds();
@@ -33,7 +47,7 @@ StepStats StepN<N>::Advance(double t, double h) {
         cf.b[0] = 0.5;
         cf.b[1] = 0.5;
     } else {
-        cf = DoCoefficients(alpha, DoRho(t + h));
+        cf = Irreducible(alpha, DoRho(t + h));
     }
 
     // Rotations of the history relative to the last solved point.

@@ -8,6 +8,9 @@
 //         n0 = (1 + alpha)(1 + 3 alpha), n1 = alpha (2 + 3 alpha)
 //       or constant y'_N = y'_{N-1} (methods that ask for it, and the first step);
 //       y_N then follows from (1) with the predicted y'_N; multipliers lambda_N = lambda_{N-1}.
+//   (1') the coefficients are used in irreducible form: common roots of rho(z) and sigma(z)
+//       are cancelled (multistep_polynomials.hpp); this matters only at rho_inf = 1, where
+//       LMS2/3/4 reduce to the trapezoidal rule;
 //   (3) start-up: while fewer than N points are known, the trapezoidal rule        [eq. (3)]
 //         y_k = y_{k-1} + h/2 (y'_k + y'_{k-1});
 //       a method without variable-step coefficients restarts this way after a step change.
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "mbstep/integrator/first_order.hpp"
+#include "mbstep/integrator/multistep_polynomials.hpp"
 
 namespace mbstep {
 
@@ -63,6 +67,11 @@ protected:
     virtual double DoRho(double /*t*/) const { return 0.0; }
 
 private:
+    /// The method's coefficients in irreducible form (multistep_polynomials.hpp), cached.
+    Coefficients Irreducible(double alpha, double rho);
+
+    Coefficients cached_{};
+    double cached_alpha_{-1.0}, cached_rho_{-1.0};
     std::vector<Eigen::VectorXd> y_hist_, yp_hist_;  // [j] = point k-1-j
     std::vector<double> h_hist_;                     // [j] = step that ended at point k-1-j
     int known_{0};                                   // points in the history

@@ -21,7 +21,7 @@
 namespace mbstep {
 
 class DeckInput {
-public:
+  public:
     virtual ~DeckInput() = default;
 
     /// Location of the next argument (or of the terminating ';').
@@ -34,7 +34,8 @@ public:
     /// "position orientation" and "euler" does not match "euler123".
     virtual bool IsKeyword(std::string_view kw) = 0;
     /// Reads one of the given keywords (longest match first); fails listing them.
-    virtual std::string GetKeyword(std::string_view what, const std::vector<std::string>& accepted) = 0;
+    virtual std::string GetKeyword(std::string_view what,
+                                   const std::vector<std::string>& accepted) = 0;
 
     virtual double GetReal(std::string_view what) = 0;
     virtual long GetInt(std::string_view what) = 0;
@@ -82,7 +83,8 @@ public:
         Fail(Where(), "gravity cannot be set from here");
     }
 
-    [[noreturn]] virtual void Fail(const SourceLocation& where, const std::string& message) const = 0;
+    [[noreturn]] virtual void Fail(const SourceLocation& where,
+                                   const std::string& message) const = 0;
     virtual void Warn(const SourceLocation& where, const std::string& message) const = 0;
 };
 

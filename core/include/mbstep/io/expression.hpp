@@ -80,7 +80,7 @@ struct Variable {
 
 /// Variables declared with `set:` plus the predefined constants.
 class SymbolTable {
-public:
+  public:
     SymbolTable();
     /// The variable, or nullptr.
     std::shared_ptr<Variable> Find(const std::string& name) const;
@@ -91,19 +91,19 @@ public:
     void Set(const std::string& name, const Value& value);
     std::vector<std::string> names() const;
 
-private:
+  private:
     std::map<std::string, std::shared_ptr<Variable>> variables_;
 };
 
 /// A parse or evaluation error at a byte offset of the parsed text.
 class ExpressionError : public std::runtime_error {
-public:
+  public:
     ExpressionError(std::size_t offset, const std::string& message)
         : std::runtime_error(message), offset_(offset), message_(message) {}
     std::size_t offset() const { return offset_; }
     const std::string& message() const { return message_; }
 
-private:
+  private:
     std::size_t offset_;
     std::string message_;
 };
@@ -121,7 +121,7 @@ struct ExpressionOptions {
 };
 
 class Expression {
-public:
+  public:
     Expression() = default;
 
     /// Parses one expression (an `item` of the grammar) of text starting at pos; pos is left
@@ -147,7 +147,7 @@ public:
     /// d/dTime of a numeric expression.
     double Derivative(double time) const;
 
-private:
+  private:
     explicit Expression(std::shared_ptr<const detail::ExprNode> root) : root_(std::move(root)) {}
     std::shared_ptr<const detail::ExprNode> root_;
 };

@@ -19,9 +19,9 @@ struct SolverSettings {
     int max_iterations{20};
     bool max_iterations_at_most{false};
     bool modified_newton{false};
-    int modified_newton_iterations{0};  ///< refactor every N iterations (MBDyn `modified, N`)
-    std::string linear_solver{"klu"};   ///< "klu" | "sparselu"
-    std::string linear_solver_requested; ///< what the deck asked for (reported)
+    int modified_newton_iterations{0};    ///< refactor every N iterations (MBDyn `modified, N`)
+    std::string linear_solver{"klu"};     ///< "klu" | "sparselu"
+    std::string linear_solver_requested;  ///< what the deck asked for (reported)
     // Initial derivatives phase (MBDyn `derivatives ...`).
     double derivatives_tolerance{1e-6};
     int derivatives_max_iterations{1};
@@ -47,24 +47,24 @@ struct RunSettings {
     double final_time{1.0};
     bool forever{false};
     double time_step{1e-3};
-    std::string method_text;       ///< the `method:` arguments as written (for the log)
-    std::string formulation{""};   ///< empty: the method's default
+    std::string method_text;      ///< the `method:` arguments as written (for the log)
+    std::string formulation{""};  ///< empty: the method's default
     SolverSettings solver;
     // control data
     OrientationOutput default_orientation{OrientationOutput::kEuler123};
-    int output_every{1};           ///< output frequency / meter steps
+    int output_every{1};  ///< output frequency / meter steps
     int output_precision{6};
     bool default_output{true};
     bool skip_initial_joint_assembly{true};
     int abort_after_steps{-1};
     std::string title;
     // Additions of the deck reader.
-    std::string abort_after;               ///< `abort after:` input|assembly|derivatives|dummy steps
-    bool output_iterations{false};         ///< `output: iterations` (and residual, solution)
+    std::string abort_after;        ///< `abort after:` input|assembly|derivatives|dummy steps
+    bool output_iterations{false};  ///< `output: iterations` (and residual, solution)
     bool output_residual{false};
     bool output_solution{false};
-    double assembly_tolerance{1e-6};       ///< control data `tolerance:` (initial assembly)
-    int assembly_max_iterations{0};        ///< control data `max iterations:` (0: default)
+    double assembly_tolerance{1e-6};  ///< control data `tolerance:` (initial assembly)
+    int assembly_max_iterations{0};   ///< control data `max iterations:` (0: default)
 };
 
 }  // namespace mbstep
