@@ -68,14 +68,16 @@ double HarmonicDrive::Derivative(double t) const {
 double PiecewiseLinearDrive::Value(double t) const {
     if (t <= t_.front()) return v_.front();
     if (t >= t_.back()) return v_.back();
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
+    const std::size_t i =
+        static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
     const double r = (t - t_[i - 1]) / (t_[i] - t_[i - 1]);
     return v_[i - 1] + r * (v_[i] - v_[i - 1]);
 }
 
 double PiecewiseLinearDrive::Derivative(double t) const {
     if (t < t_.front() || t >= t_.back()) return 0.0;
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
+    const std::size_t i =
+        static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
     return (v_[i] - v_[i - 1]) / (t_[i] - t_[i - 1]);
 }
 

@@ -55,20 +55,21 @@ namespace mbstep::drives {
 
 /// (2)-(4): f = sum c_k t^k.
 class PolynomialDrive final : public Drive {
-public:
+  public:
     explicit PolynomialDrive(std::vector<double> c) : c_(std::move(c)) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
     bool IsConstant() const override { return c_.size() < 2; }
 
-private:
+  private:
     std::vector<double> c_;
 };
 
 /// (5); tf = +inf for `forever`.
 class RampDrive final : public Drive {
-public:
-    RampDrive(double slope, double t0, double tf, double v0) : s_(slope), t0_(t0), tf_(tf), v0_(v0) {}
+  public:
+    RampDrive(double slope, double t0, double tf, double v0)
+        : s_(slope), t0_(t0), tf_(tf), v0_(v0) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
     /// The ramp without v0 (used by the double ramp).
@@ -77,42 +78,42 @@ public:
     double initial_time() const { return t0_; }
     double final_time() const { return tf_; }
 
-private:
+  private:
     double s_, t0_, tf_, v0_;
 };
 
 /// (6).
 class DoubleRampDrive final : public Drive {
-public:
+  public:
     DoubleRampDrive(RampDrive a, RampDrive d, double v0) : a_(a), d_(d), v0_(v0) {}
     double Value(double t) const override { return v0_ + a_.Rise(t) + d_.Rise(t); }
     double Derivative(double t) const override { return a_.Derivative(t) + d_.Derivative(t); }
 
-private:
+  private:
     RampDrive a_, d_;
     double v0_;
 };
 
 /// (7) and (8); tf = +inf for the single step.
 class StepDrive final : public Drive {
-public:
+  public:
     StepDrive(double t0, double tf, double s, double v0) : t0_(t0), tf_(tf), s_(s), v0_(v0) {}
     double Value(double t) const override { return (t >= t0_ && t <= tf_) ? v0_ + s_ : v0_; }
     double Derivative(double) const override { return 0.0; }
 
-private:
+  private:
     double t0_, tf_, s_, v0_;
 };
 
 /// (9) and (10).
 class HarmonicDrive final : public Drive {
-public:
+  public:
     /// cycles: N as in (9)/(10) (0 = forever).
     HarmonicDrive(bool cosine, double t0, double omega, double amplitude, long cycles, double v0);
     double Value(double t) const override;
     double Derivative(double t) const override;
 
-private:
+  private:
     bool cosine_;
     double t0_, omega_, a_, v0_;
     double te_;  ///< end time, +inf when forever
@@ -121,91 +122,92 @@ private:
 
 /// (11).
 class PiecewiseLinearDrive final : public Drive {
-public:
+  public:
     PiecewiseLinearDrive(std::vector<double> t, std::vector<double> v)
         : t_(std::move(t)), v_(std::move(v)) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
 
-private:
+  private:
     std::vector<double> t_, v_;
 };
 
 /// (12).
 class StringDrive final : public Drive {
-public:
+  public:
     explicit StringDrive(std::shared_ptr<const Expression> e) : e_(std::move(e)) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
     bool IsConstant() const override { return !e_->depends_on_time(); }
 
-private:
+  private:
     std::shared_ptr<const Expression> e_;
 };
 
 /// (13), (22).
 class TimeDrive final : public Drive {
-public:
+  public:
     double Value(double t) const override { return t; }
     double Derivative(double) const override { return 1.0; }
 };
 
 /// (16).
 class TanhDrive final : public Drive {
-public:
+  public:
     TanhDrive(double t0, double a, double b, double v0) : t0_(t0), a_(a), b_(b), v0_(v0) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
 
-private:
+  private:
     double t0_, a_, b_, v0_;
 };
 
 /// (17).
 class ExponentialDrive final : public Drive {
-public:
-    ExponentialDrive(double a, double tau, double t0, double v0) : a_(a), tau_(tau), t0_(t0), v0_(v0) {}
+  public:
+    ExponentialDrive(double a, double tau, double t0, double v0)
+        : a_(a), tau_(tau), t0_(t0), v0_(v0) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
 
-private:
+  private:
     double a_, tau_, t0_, v0_;
 };
 
 /// (18) and (19): product or sum of sub-drives.
 class CombinedDrive final : public Drive {
-public:
+  public:
     CombinedDrive(bool product, std::vector<DrivePtr> d) : product_(product), d_(std::move(d)) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
     bool IsConstant() const override;
 
-private:
+  private:
     bool product_;
     std::vector<DrivePtr> d_;
 };
 
 /// (20).
 class CompositeDrive final : public Drive {
-public:
+  public:
     CompositeDrive(DrivePtr outer, DrivePtr inner) : g_(std::move(outer)), h_(std::move(inner)) {}
     double Value(double t) const override { return g_->Value(h_->Value(t)); }
     double Derivative(double t) const override {
         return g_->Derivative(h_->Value(t)) * h_->Derivative(t);
     }
 
-private:
+  private:
     DrivePtr g_, h_;
 };
 
 /// (21).
 class PeriodicDrive final : public Drive {
-public:
+  public:
     PeriodicDrive(double t0, double period, DrivePtr g) : t0_(t0), T_(period), g_(std::move(g)) {}
     double Value(double t) const override;
     double Derivative(double t) const override;
 
-private:
+  private:
     double t0_, T_;
     DrivePtr g_;
 };

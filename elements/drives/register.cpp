@@ -40,8 +40,8 @@ RampDrive ReadRamp(DeckInput& in, const std::string& prefix, bool allow_forever,
     const double s = in.GetReal(prefix + "slope");
     const double t0 = in.GetReal(prefix + "initial time");
     const SourceLocation at = in.Where();
-    const double tf = allow_forever ? GetEndTime(in, prefix + "final time")
-                                    : in.GetReal(prefix + "final time");
+    const double tf =
+        allow_forever ? GetEndTime(in, prefix + "final time") : in.GetReal(prefix + "final time");
     if (tf < t0) in.Fail(at, prefix + "final time must not precede the initial time");
     return RampDrive(s, t0, tf, v0);
 }
@@ -80,10 +80,12 @@ void Add(Registry& r, const char* name, const char* description,
 }  // namespace
 
 void RegisterDrives(Registry& r) {
-    Add(r, "const", "f = c (1)",
-        [](DeckInput& in) -> DrivePtr { return std::make_shared<ConstDrive>(in.GetReal("constant")); });
+    Add(r, "const", "f = c (1)", [](DeckInput& in) -> DrivePtr {
+        return std::make_shared<ConstDrive>(in.GetReal("constant"));
+    });
     Add(r, "linear", "f = c0 + c1 t (2)", [](DeckInput& in) { return ReadPolynomial(in, 1); });
-    Add(r, "parabolic", "f = c0 + c1 t + c2 t^2 (3)", [](DeckInput& in) { return ReadPolynomial(in, 2); });
+    Add(r, "parabolic", "f = c0 + c1 t + c2 t^2 (3)",
+        [](DeckInput& in) { return ReadPolynomial(in, 2); });
     Add(r, "cubic", "f = c0 + c1 t + c2 t^2 + c3 t^3 (4)",
         [](DeckInput& in) { return ReadPolynomial(in, 3); });
     Add(r, "ramp", "slope, t0, tf|forever, v0: linear rise between t0 and tf (5)",
@@ -107,15 +109,16 @@ void RegisterDrives(Registry& r) {
         const double v0 = in.GetReal("initial value");
         return std::make_shared<StepDrive>(t0, kInf, s, v0);
     });
-    Add(r, "double step", "t0, tf, s, v0: v0 + s between t0 and tf (8)", [](DeckInput& in) -> DrivePtr {
-        const double t0 = in.GetReal("initial time");
-        const SourceLocation at = in.Where();
-        const double tf = in.GetReal("final time");
-        if (tf < t0) in.Fail(at, "final time must not precede the initial time");
-        const double s = in.GetReal("step value");
-        const double v0 = in.GetReal("initial value");
-        return std::make_shared<StepDrive>(t0, tf, s, v0);
-    });
+    Add(r, "double step", "t0, tf, s, v0: v0 + s between t0 and tf (8)",
+        [](DeckInput& in) -> DrivePtr {
+            const double t0 = in.GetReal("initial time");
+            const SourceLocation at = in.Where();
+            const double tf = in.GetReal("final time");
+            if (tf < t0) in.Fail(at, "final time must not precede the initial time");
+            const double s = in.GetReal("step value");
+            const double v0 = in.GetReal("initial value");
+            return std::make_shared<StepDrive>(t0, tf, s, v0);
+        });
     Add(r, "sine", "t0, omega, A, N|half|one|forever, v0: v0 + A sin(omega (t - t0)) (9)",
         [](DeckInput& in) { return ReadHarmonic(in, false); });
     Add(r, "cosine", "t0, omega, A, N|half|one|forever, v0: v0 + A (1 - cos(omega (t - t0))) (10)",
@@ -125,11 +128,14 @@ void RegisterDrives(Registry& r) {
     Add(r, "string", "\"expression of Time\" (12)", [](DeckInput& in) -> DrivePtr {
         return std::make_shared<StringDrive>(in.GetExpression("string drive expression"));
     });
-    Add(r, "time", "f = t (13)", [](DeckInput&) -> DrivePtr { return std::make_shared<TimeDrive>(); });
+    Add(r, "time", "f = t (13)",
+        [](DeckInput&) -> DrivePtr { return std::make_shared<TimeDrive>(); });
     Add(r, "direct", "f = t, the input passed through (22)",
         [](DeckInput&) -> DrivePtr { return std::make_shared<TimeDrive>(); });
-    Add(r, "null", "f = 0 (14)", [](DeckInput&) -> DrivePtr { return std::make_shared<ConstDrive>(0.0); });
-    Add(r, "unit", "f = 1 (15)", [](DeckInput&) -> DrivePtr { return std::make_shared<ConstDrive>(1.0); });
+    Add(r, "null", "f = 0 (14)",
+        [](DeckInput&) -> DrivePtr { return std::make_shared<ConstDrive>(0.0); });
+    Add(r, "unit", "f = 1 (15)",
+        [](DeckInput&) -> DrivePtr { return std::make_shared<ConstDrive>(1.0); });
     Add(r, "one", "f = 1; alias of unit, MBDyn's deprecated name (15)",
         [](DeckInput&) -> DrivePtr { return std::make_shared<ConstDrive>(1.0); });
     Add(r, "tanh", "t0, A, b, v0: v0 + A tanh(b (t - t0)) (16)", [](DeckInput& in) -> DrivePtr {

@@ -114,7 +114,8 @@ end: control data;
     CHECK(s.title == "a title");
     CHECK(s.default_output);
     REQUIRE_FALSE(d.warnings.empty());  // naive -> klu is reported
-    CHECK(d.warnings[0].find("linear solver 'naive' is not available; using klu") != std::string::npos);
+    CHECK(d.warnings[0].find("linear solver 'naive' is not available; using klu") !=
+          std::string::npos);
 }
 
 TEST_CASE("deck: method text, MakeIntegrator and the default method") {
@@ -183,8 +184,7 @@ TEST_CASE("deck: orientation forms") {
     CheckRotation(G);
     CHECK(G.col(0).isApprox(Vec3(1, 2, 3).normalized()));
     // A nearly orthogonal matrix within 1e-6 is accepted.
-    CheckRotation(Orientation("matr, 1, 0, 0, 0, 1, 1e-8, 0, -1e-8, 1") *
-                  Mat3::Identity().eval());
+    CheckRotation(Orientation("matr, 1, 0, 0, 0, 1, 1e-8, 0, -1e-8, 1") * Mat3::Identity().eval());
 }
 
 TEST_CASE("deck: references and relative input (positions, velocities, chains)") {
@@ -204,7 +204,7 @@ reference: 2,
     FrameState s = NodeState(refs,
                              "structural: 1, dynamic, reference, 1, 1., 0., 0., reference, 1, eye, "
                              "reference, 1, null, reference, 1, 0., 0., 1.;");
-    CHECK(s.x.isApprox(Vec3(1, 3, 3)));                       // x_F + R_F p
+    CHECK(s.x.isApprox(Vec3(1, 3, 3)));  // x_F + R_F p
     CHECK(s.R.isApprox(RotZ(M_PI / 2)));
     CHECK(s.v.isApprox(Vec3(1, 0, 0) + Vec3(0, 0, 2).cross(Vec3(0, 1, 0))));  // v_F + w_F x d
     CHECK(s.w.isApprox(Vec3(0, 0, 3)));
@@ -228,9 +228,10 @@ TEST_CASE("deck: include, comments, escapes, set: and labels from variables") {
     const auto dir = std::filesystem::temp_directory_path() / "mbstep_io_test_include";
     std::filesystem::create_directories(dir / "sub");
     {
-        std::ofstream(dir / "sub" / "refs.ref") << "set: integer K = 3;\n"
-                                                   "reference: K, null, eye, null, null;\n"
-                                                   "include: \"more.ref\"; # relative to refs.ref\n";
+        std::ofstream(dir / "sub" / "refs.ref")
+            << "set: integer K = 3;\n"
+               "reference: K, null, eye, null, null;\n"
+               "include: \"more.ref\"; # relative to refs.ref\n";
         std::ofstream(dir / "sub" / "more.ref") << "set: real L = 2.5;\n";
         std::ofstream(dir / "main.mbd") << kPrelude << R"(
     structural nodes: 1 /* one node */ + 1;
@@ -269,8 +270,8 @@ this text after the elements block is never read, as in MBDyn
 TEST_CASE("deck: elements, named drives and gravity") {
     const Registry& r = test::TestRegistry();
     if (!r.FindElement("gravity", "uniform") || !r.FindElement("body", "")) return;
-    for (const char* gravity : {"gravity: uniform, 0., 0., -1., reference, 5;",
-                                "gravity: 0., 0., -1., reference, 5;"}) {
+    for (const char* gravity :
+         {"gravity: uniform, 0., 0., -1., reference, 5;", "gravity: 0., 0., -1., reference, 5;"}) {
         INFO(gravity);
         const Deck d = Read(std::string(kPrelude) + R"(
     structural nodes: 2; rigid bodies: 1; joints: 1; gravity;

@@ -43,7 +43,9 @@ const std::map<std::string, std::string>& Samples() {
     return samples;
 }
 
-double At(const std::string& text, double t) { return ReadDrive(text, test::TestRegistry())->Value(t); }
+double At(const std::string& text, double t) {
+    return ReadDrive(text, test::TestRegistry())->Value(t);
+}
 double Slope(const std::string& text, double t) {
     return ReadDrive(text, test::TestRegistry())->Derivative(t);
 }
@@ -90,7 +92,7 @@ TEST_CASE("drives: known values (MBDyn semantics)") {
     CHECK(At("double step, 1, 2, 5, 1", 3.0) == 1.0);
     // sine with N cycles ends after N - 1/2 cycles at v0: t0 = 0, omega = pi (T = 2).
     CHECK(At("sine, 0, pi, 2, 1, 0", 0.5) == doctest::Approx(2.0));
-    CHECK(At("sine, 0, pi, 2, one, 0", 1.5) == 0.0);  // te = 1
+    CHECK(At("sine, 0, pi, 2, one, 0", 1.5) == 0.0);                 // te = 1
     CHECK(At("sine, 0, pi, 2, 2, 0", 2.5) == doctest::Approx(2.0));  // te = 3
     CHECK(At("sine, 0, pi, 2, 2, 0", 3.5) == 0.0);
     CHECK(At("sine, 0, pi, 2, forever, 0", 100.5) == doctest::Approx(2.0));
@@ -99,7 +101,8 @@ TEST_CASE("drives: known values (MBDyn semantics)") {
     CHECK(At("sine, 0, pi/2, 3, half, 1", 2.0) == 4.0);
     CHECK(At("sine, 0, pi/2, 3, -2, 1", 4.0) == doctest::Approx(1.0));  // te = 4 (2 - 3/4) = 5
     CHECK(At("sine, 0, pi/2, 3, -2, 1", 6.0) == 4.0);
-    CHECK(At("sine, 0, pi/2, 3, -2, 1", 4.5) == doctest::Approx(1.0 + 3.0 * std::sin(M_PI / 4 * 9)));
+    CHECK(At("sine, 0, pi/2, 3, -2, 1", 4.5) ==
+          doctest::Approx(1.0 + 3.0 * std::sin(M_PI / 4 * 9)));
     // cosine: v0 + A (1 - cos), N cycles end at v0, half ends at v0 + 2A.
     CHECK(At("cosine, 0, pi, 1, one, 0", 1.0) == doctest::Approx(2.0));
     CHECK(At("cosine, 0, pi, 1, one, 0", 2.5) == 0.0);
@@ -134,7 +137,8 @@ TEST_CASE("drives: argument errors") {
         }
         return "no error";
     };
-    CHECK(message("piecewise linear, 2, 1, 0, 1, 1").find("strictly increasing") != std::string::npos);
+    CHECK(message("piecewise linear, 2, 1, 0, 1, 1").find("strictly increasing") !=
+          std::string::npos);
     CHECK(message("piecewise linear, 1, 1, 0").find("at least 2 points") != std::string::npos);
     CHECK(message("sine, 0, 0, 1, forever, 0").find("angular velocity must be non-zero") !=
           std::string::npos);
@@ -142,6 +146,7 @@ TEST_CASE("drives: argument errors") {
     CHECK(message("sinus, 0, 1").find("unknown drive 'sinus'") != std::string::npos);
     CHECK(message("string, \"Time +\"").rfind("<drive>:1:16:", 0) == 0);  // inside the string
     CHECK(message("string, \"real x = 1\"").find("not allowed") != std::string::npos);
-    CHECK(message("linear, 1").find("expected a real number (linear coefficient)") != std::string::npos);
+    CHECK(message("linear, 1").find("expected a real number (linear coefficient)") !=
+          std::string::npos);
     CHECK(message("const, 1, 2").find("unexpected argument") != std::string::npos);
 }

@@ -1,11 +1,11 @@
 // mbstep tests — math expressions (io/expression.hpp): precedence, types, functions,
 // variables, derivatives, and error offsets.
+#include "mbstep/io/expression.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
-
-#include "mbstep/io/expression.hpp"
 
 using namespace mbstep;
 
@@ -118,12 +118,12 @@ TEST_CASE("expression: set: variables, declarations and integer truncation") {
     // Sequences in parentheses (MBDyn manual example).
     CHECK(Eval("(real r = 2.*pi; integer i = 3; sin(i*r*0.25 + .87))", s).number ==
           doctest::Approx(std::sin(6 * M_PI * 0.25 + 0.87)));
-    CHECK_THROWS_AS(Eval("C = 1", s), ExpressionError);           // const
-    CHECK_THROWS_AS(Eval("real L = 1", s), ExpressionError);      // redeclared
-    CHECK_THROWS_AS(Eval("const real Z", s), ExpressionError);    // const without value
-    CHECK_THROWS_AS(Eval("real L2 = \"a\"", s), ExpressionError); // string to real
+    CHECK_THROWS_AS(Eval("C = 1", s), ExpressionError);            // const
+    CHECK_THROWS_AS(Eval("real L = 1", s), ExpressionError);       // redeclared
+    CHECK_THROWS_AS(Eval("const real Z", s), ExpressionError);     // const without value
+    CHECK_THROWS_AS(Eval("real L2 = \"a\"", s), ExpressionError);  // string to real
     CHECK_THROWS_AS(Eval("undeclared = 1", s), ExpressionError);
-    CHECK_THROWS_AS(Eval("real Time = 1", s), ExpressionError);   // reserved
+    CHECK_THROWS_AS(Eval("real Time = 1", s), ExpressionError);  // reserved
 }
 
 TEST_CASE("expression: Time and forward-mode derivative") {

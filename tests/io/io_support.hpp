@@ -16,10 +16,12 @@
 namespace mbstep::test {
 
 class FakeIntegrator final : public Integrator {
-public:
+  public:
     explicit FakeIntegrator(std::vector<double> p) : parameters(std::move(p)) {}
     std::string name() const override { return "test-method"; }
-    ProblemInterface requires_interface() const override { return ProblemInterface::kFirstOrderDae; }
+    ProblemInterface requires_interface() const override {
+        return ProblemInterface::kFirstOrderDae;
+    }
     void Attach(Formulation&, const SolverSettings&) override {}
     void Start(double, double) override {}
     StepStats Advance(double, double) override { return {}; }
@@ -28,7 +30,7 @@ public:
 };
 
 class FakeJoint final : public Element {
-public:
+  public:
     FakeJoint(int label, int a, int b) : Element(label, "test-joint") { nodes_ = {a, b}; }
     void Evaluate(const ElementContext&, ElementBlock&) const override {}
 };

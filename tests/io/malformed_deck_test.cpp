@@ -40,15 +40,17 @@ std::string Model(const std::string& counts, const std::string& elements) {
 
 /// One node whose orientation (line 15) is `orientation`.
 std::string Orient(const std::string& orientation) {
-    return P("structural nodes: 1;\nend: control data;\nbegin: nodes;\n"
-             "structural: 1, dynamic, null,\n    " +
-             orientation + ", null, null;\nend: nodes;\n");
+    return P(
+        "structural nodes: 1;\nend: control data;\nbegin: nodes;\n"
+        "structural: 1, dynamic, null,\n    " +
+        orientation + ", null, null;\nend: nodes;\n");
 }
 
 /// initial value block whose line 3 is `statement`.
 std::string Initial(const std::string& statement) {
     return "begin: initial value;\n    final time: 1.;\n    " + statement +
-           "\n    method: test-method;\nend: initial value;\nbegin: control data;\nend: control data;\n";
+           "\n    method: test-method;\nend: initial value;\nbegin: control data;\nend: control "
+           "data;\n";
 }
 
 const std::string kOneNode = "structural nodes: 1;\nend: control data;\nbegin: nodes;\n";
@@ -91,21 +93,22 @@ std::vector<Case> Cases() {
         {"axis index", Orient("4, 1., 0., 0., 2, 0., 1., 0."), 15, "axis index must be 1, 2 or 3"},
         {"unknown orientation keyword", Orient("eul, 1, 2, 3"), 15, "expected an orientation"},
         {"NaN in set:", P("set: real x = 0./0.;\n"), 11, "non-finite value"},
-        {"1/0. argument",
-         P(kOneNode + "structural: 1, dynamic, 1/0., 0., 0., eye, null, null;\n"), 14,
-         "non-finite value"},
+        {"1/0. argument", P(kOneNode + "structural: 1, dynamic, 1/0., 0., 0., eye, null, null;\n"),
+         14, "non-finite value"},
         {"integer division by zero", P("joints: 1/0;\n"), 11, "integer division by zero"},
         {"unknown method",
          "begin: initial value;\n    final time: 1.;\n    time step: 0.1;\n"
          "    method: foo-method, 0.6;\n",
          4, "unknown method 'foo'; registered:"},
-        {"unterminated string", P("title: \"abc;\nend: control data;\n"), 11, "unterminated string"},
+        {"unterminated string", P("title: \"abc;\nend: control data;\n"), 11,
+         "unterminated string"},
         {"unterminated comment", P("/* never closed\n"), 11, "unterminated comment"},
         {"unterminated escape", P("#beginescape\n"), 11, "unterminated #beginescape"},
         {"missing end", P("end: control data;\nbegin: nodes;\n"), 13,
          "missing 'end: nodes;' (block opened at test.mbd:12:1)"},
         {"missing control data block",
-         "begin: initial value;\n    final time: 1.;\n    method: test-method;\nend: initial value;\n",
+         "begin: initial value;\n    final time: 1.;\n    method: test-method;\nend: initial "
+         "value;\n",
          5, "missing 'begin: control data;' block"},
         {"unknown drive", P("end: control data;\ndrive caller: 1, foo, 2;\n"), 12,
          "unknown drive 'foo'"},
@@ -122,7 +125,8 @@ std::vector<Case> Cases() {
          "expected 'end: nodes;'"},
         {"end without begin", P("end: control data;\nend: nodes;\n"), 12,
          "'end: nodes;' without 'begin: nodes;'"},
-        {"unknown block", P("end: control data;\nbegin: foo;\n"), 12, "expected block name (one of:"},
+        {"unknown block", P("end: control data;\nbegin: foo;\n"), 12,
+         "expected block name (one of:"},
         {"block twice", P("end: control data;\nbegin: control data;\n"), 12, "appears twice"},
         {"begin inside block", P("begin: nodes;\n"), 11, "inside block 'control data'"},
         {"extra element argument", Model("joints: 1;", "joint: 1, test-joint, 1, 2, 3;"), 19,
@@ -141,7 +145,8 @@ std::vector<Case> Cases() {
          "expected a real number (time step), got a string"},
         {"final before initial",
          "begin: initial value;\n    initial time: 2.;\n    final time: 1.;\n"
-         "    method: test-method;\nend: initial value;\nbegin: control data;\nend: control data;\n",
+         "    method: test-method;\nend: initial value;\nbegin: control data;\nend: control "
+         "data;\n",
          3, "final time (1) must be greater than initial time (2)"},
         {"unknown linear solver", Initial("linear solver: foo;"), 3,
          "expected linear solver (one of:"},
@@ -151,9 +156,8 @@ std::vector<Case> Cases() {
          "cannot assign to const variable 'a'"},
         {"non-integer count", P("joints: 1.5;\n"), 11, "expected an integer (joints), got 1.5"},
         {"unsupported count", P("abstract nodes: 2;\n"), 11, "'abstract nodes' are not supported"},
-        {"negative node label",
-         P(kOneNode + "structural: -1, dynamic, null, eye, null, null;\n"), 14,
-         "a label must be non-negative"},
+        {"negative node label", P(kOneNode + "structural: -1, dynamic, null, eye, null, null;\n"),
+         14, "a label must be non-negative"},
         {"missing include", P("include: \"no-such-file.ref\";\n"), 11, "cannot open include file"},
         {"statement keyword", P("123: 4;\n"), 11, "expected a statement keyword, got '123'"},
         {"gravity flag without element", P("gravity;\nend: control data;\n"), 11,
@@ -225,9 +229,15 @@ end: elements;
         for (int e = 0; e < edits; ++e) {
             const std::size_t at = rng() % text.size();
             switch (rng() % 3) {
-                case 0: text[at] = alphabet[rng() % alphabet.size()]; break;
-                case 1: text.erase(at, 1 + rng() % 8); break;
-                default: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+                case 0:
+                    text[at] = alphabet[rng() % alphabet.size()];
+                    break;
+                case 1:
+                    text.erase(at, 1 + rng() % 8);
+                    break;
+                default:
+                    text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+                    break;
             }
             if (text.empty()) text = ";";
         }
