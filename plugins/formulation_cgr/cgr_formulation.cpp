@@ -335,23 +335,27 @@ void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
     states_dirty_ = true;
 }
 
-void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh, std::vector<Eigen::VectorXd>& yph) {
+void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh, std::vector<Eigen::VectorXd>& yph,
+                                   int chart) {
+    // MBDyn's variant re-references every point to the last solved one.
+    if (rereference_at_prediction_) chart = 0;
     for (size_t i = 0; i < nodes_.size(); ++i) {
         NodeData& nd = nodes_[i];
         const auto& past = past_[i];
-        const Mat3 Rt_last = past[0].R.transpose();
         const size_t n = std::min(yh.size(), past.size());
+        const size_t k = std::min(static_cast<size_t>(chart), past.size() - 1);
+        const Mat3 Rt_chart = past[k].R.transpose();
         for (size_t j = 0; j < n; ++j) {
-            if (j == 0) {
-                yh[0].segment<3>(nd.offset + 3).setZero();
-                yph[0].segment<3>(nd.offset + 3) = past[0].w;
+            if (j == k) {
+                yh[j].segment<3>(nd.offset + 3).setZero();
+                yph[j].segment<3>(nd.offset + 3) = past[j].w;
             } else {
-                const Vec3 g = CgrFromRotation(past[j].R * Rt_last);
+                const Vec3 g = CgrFromRotation(past[j].R * Rt_chart);
                 yh[j].segment<3>(nd.offset + 3) = g;
                 yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * past[j].w;
             }
         }
-        nd.R_ref = past[0].R;
+        nd.R_ref = past[k].R;
         nd.w_ref.setZero();
     }
     states_dirty_ = true;

@@ -62,7 +62,7 @@ public:
     const std::vector<DofKind>& dof_kinds() const override { return kinds_; }
     void SetTime(double t) override { t_ = t; }
     void BeforePredict(std::vector<Eigen::VectorXd>& y_history,
-                       std::vector<Eigen::VectorXd>& yp_history) override;
+                       std::vector<Eigen::VectorXd>& yp_history, int chart = 0) override;
     void AfterPredict() override;
     void Residual(double c, Eigen::VectorXd& r) override;
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;

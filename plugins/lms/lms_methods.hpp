@@ -65,6 +65,7 @@ public:
         : name_(std::move(name)), rho_(std::move(rho)), alg_(std::move(alg)) {}
     std::string name() const override { return name_; }
     int order() const override { return 2; }
+    bool tunable() const override { return true; }
 
 protected:
     double DoRho(double t) const override { return rho_.At(t); }

@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 
 #include "mbstep/integrator/first_order.hpp"
+#include "mbstep/integrator/multistep_polynomials.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 
@@ -53,10 +55,18 @@ TEST_CASE("every multistep method: order conditions and spectral radii") {
             CHECK(std::to_string(p) == d.order);
             for (int q = 0; q <= p; ++q) CHECK(std::abs(OrderResidual(a, b, q)) < 1e-12);
             CHECK(std::abs(OrderResidual(a, b, p + 1)) > 1e-3);  // exactly order p
-            // rho(z) = z^N - sum a_j z^(N-j): principal root 1, others inside.
+            // Zero-stability of the method as it runs (irreducible form): rho(z) =
+            // z^N - sum a_j z^(N-j) has the simple principal root 1 and all others inside the
+            // unit circle (at rho_inf = 1 the unreduced LMS3/4 have a double/triple root at -1).
+            std::vector<double> ra = a, rb = b;
+            const int cancelled = ReduceMultistep(ra, rb);
+            CHECK(cancelled == (rho == 1.0 && tunable ? int(a.size()) - 1 : 0));
             std::vector<double> rc{1.0};
-            for (double aj : a) rc.push_back(-aj);
-            CHECK(MaxRoot(rc) == doctest::Approx(1.0).epsilon(1e-9));
+            for (double aj : ra) rc.push_back(-aj);
+            auto roots = PolynomialRoots(rc);
+            std::sort(roots.begin(), roots.end(), [](auto x, auto y) { return std::abs(x) > std::abs(y); });
+            CHECK(std::abs(roots[0] - 1.0) < 1e-9);
+            if (roots.size() > 1) CHECK(std::abs(roots[1]) < 1.0 - 1e-3);
             // sigma(z) = sum b_j z^(N-j): its roots are the amplification factors at h lambda -> -inf.
             const double rinf = MaxRoot(b);
             const double expected = tunable ? rho : (d.name == "crank nicolson" ? 1.0 : 0.0);
@@ -92,4 +102,48 @@ TEST_CASE("rho_inf outside [0, 1] and unknown methods are rejected") {
     CHECK_THROWS_WITH_AS(MakeIntegrator("ms3, 1.5", reg), doctest::Contains("[0, 1]"), DeckError);
     CHECK_THROWS_WITH_AS(MakeIntegrator("ms, -0.1", reg), doctest::Contains("[0, 1]"), DeckError);
     CHECK_THROWS_AS(MakeIntegrator("no such method", reg), DeckError);
+}
+
+TEST_CASE("at rho_inf = 1 the tunable LMS reduce to the trapezoidal rule") {
+    const Registry& reg = GlobalRegistry();
+    for (std::string m : {"ms2", "ms3", "ms4"}) {
+        auto integ = MakeIntegrator(m + ", 1", reg);
+        std::vector<double> a, b;
+        REQUIRE(dynamic_cast<FirstOrderIntegrator*>(integ.get())->MultistepCoefficients(1.0, 1.0, a, b));
+        ReduceMultistep(a, b);
+        INFO(m);
+        CHECK(a[0] == doctest::Approx(1.0));
+        CHECK(b[0] == doctest::Approx(0.5));
+        CHECK(b[1] == doctest::Approx(0.5));
+        for (size_t j = 1; j < a.size(); ++j) CHECK(std::abs(a[j]) < 1e-12);
+        for (size_t j = 2; j < b.size(); ++j) CHECK(std::abs(b[j]) < 1e-12);
+    }
+}
+
+TEST_CASE("every first-order method: spectral radius rho_inf at h lambda -> -inf and 1 at 0") {
+    // Amplification matrix of y' = lambda y (paper section 4): at z = h lambda -> -inf its
+    // spectral radius is the declared rho_inf (0 for L-stable methods, 1 for Crank-Nicolson),
+    // at z -> 0 it is 1 (the principal root).
+    const Registry& reg = GlobalRegistry();
+    int tested = 0;
+    for (const auto& d : reg.integrators()) {
+        auto probe = MakeIntegrator(d.name, reg);
+        auto* fo = dynamic_cast<FirstOrderIntegrator*>(probe.get());
+        if (!fo || fo->AmplificationMatrix(-1.0, 0.5).size() == 0) continue;
+        const bool has_rho = !d.parameters.empty() && d.parameters[0].name == "rho_inf";
+        for (double rho : {0.0, 0.6, 1.0}) {
+            auto integ = MakeIntegrator(has_rho ? d.name + ", " + std::to_string(rho) : d.name, reg);
+            auto* m = dynamic_cast<FirstOrderIntegrator*>(integ.get());
+            INFO(d.name, " rho_inf ", rho);
+            const double expected = has_rho ? rho : (d.name == "crank nicolson" ? 1.0 : 0.0);
+            const double r_inf = m->AmplificationMatrix(-1e8, rho).eigenvalues().cwiseAbs().maxCoeff();
+            // Multiple roots at -rho are perturbed by ~(1e-8)^(1/N) at finite z = -1e8.
+            CHECK(std::abs(r_inf - expected) < 2e-2);
+            const double r0 = m->AmplificationMatrix(-1e-10, rho).eigenvalues().cwiseAbs().maxCoeff();
+            CHECK(r0 == doctest::Approx(1.0).epsilon(1e-8));
+            ++tested;
+            if (!has_rho) break;
+        }
+    }
+    CHECK(tested >= 13);
 }

@@ -64,11 +64,15 @@ public:
     Eigen::VectorXd& yp() { return yp_; }
 
     virtual void SetTime(double t) = 0;
-    /// Before predicting point N: history[j] holds (y, y') of point N-1-j as stored after its
-    /// convergence. Rotation dofs are rewritten relative to the orientation of point N-1
-    /// (MBDyn StructNode::BeforePredict): g_j = g(R_j R_{N-1}^T), g'_j = G(g_j)^-1 w_j.
+    /// Before predicting point N: history[j] holds (y, y') of the solved point N-1-j (the
+    /// formulation keeps the absolute orientations of its last 8 solved points, stages
+    /// included, in the same order). Rotation dofs are rewritten relative to the orientation
+    /// of history point `chart` (0 = the last solved point; MBDyn StructNode::BeforePredict):
+    /// g_j = g(R_j R_chart^T), g'_j = G(g_j)^-1 w_j, and the current point's rotations are
+    /// taken relative to R_chart until the next BeforePredict. Multistage methods pass the
+    /// step's first point so that all stages of a step share one chart.
     virtual void BeforePredict(std::vector<Eigen::VectorXd>& y_history,
-                               std::vector<Eigen::VectorXd>& yp_history) = 0;
+                               std::vector<Eigen::VectorXd>& yp_history, int chart = 0) = 0;
     /// After the integrator wrote predicted y, y': rotations become R_ref = R(g) R_{N-1},
     /// w_ref = G(g) g', and their parameters are reset to zero (increments from the prediction).
     virtual void AfterPredict() = 0;

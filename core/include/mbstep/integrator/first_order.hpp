@@ -3,6 +3,8 @@
 // time point with coefficient c = b0 h (docs/DESIGN.md, "Integrator").
 #pragma once
 
+#include <Eigen/Core>
+#include <complex>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -41,6 +43,20 @@ public:
                                        std::vector<double>& /*b*/) const {
         return false;
     }
+    /// Linear analysis [Zhang, Masarati et al., section 4]: the amplification matrix of one step
+    /// of size h applied to y' = lambda y, z = h lambda, at the given rho_inf (ignored by
+    /// methods without it), over the method's whole recurrence state (history values for
+    /// multistep methods, auxiliary variables for single-step ones, 1x1 for multistage).
+    /// Its eigenvalues are the characteristic roots; the one that tends to 1 as z -> 0 is the
+    /// principal root. Empty if the method does not provide it.
+    virtual Eigen::MatrixXcd AmplificationMatrix(std::complex<double> /*z*/, double /*rho*/) const {
+        return {};
+    }
+    /// Implicit stages (solves) per step: 1 for multistep and single-step methods; the linear
+    /// analysis compares methods at equal cost with h / (stages T) [paper, section 4].
+    virtual int implicit_stages() const { return 1; }
+    /// Whether the method has a rho_inf parameter.
+    virtual bool tunable() const { return false; }
 
 protected:
     /// Newton solve of the current point with coefficient c (y, y' hold the prediction).

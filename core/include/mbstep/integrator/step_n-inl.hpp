@@ -17,11 +17,7 @@ void StepN<N>::Start(double /*t0*/, double h) {
 template <int N>
 typename StepN<N>::Coefficients StepN<N>::Irreducible(double alpha, double rho) {
     if (alpha != cached_alpha_ || rho != cached_rho_) {
-        const Coefficients c = DoCoefficients(alpha, rho);
-        std::vector<double> a(c.a.begin(), c.a.end()), b(c.b.begin(), c.b.end());
-        ReduceMultistep(a, b);
-        std::copy(a.begin(), a.end(), cached_.a.begin());
-        std::copy(b.begin(), b.end(), cached_.b.begin());
+        cached_ = ReducedCoefficients(alpha, rho);
         cached_alpha_ = alpha;
         cached_rho_ = rho;
     }

@@ -49,6 +49,25 @@ public:
     /// Coefficients for step ratio alpha = h / h_prev and the given rho (tests, analysis).
     Coefficients coefficients(double alpha, double rho) const { return DoCoefficients(alpha, rho); }
     int steps() const { return N; }
+    /// Companion matrix of (1 - z b0) y_k = sum_j (a_j + z b_j) y_{k-j} (constant step,
+    /// irreducible coefficients).
+    Eigen::MatrixXcd AmplificationMatrix(std::complex<double> z, double rho) const override {
+        const Coefficients c = ReducedCoefficients(1.0, rho);
+        Eigen::MatrixXcd A = Eigen::MatrixXcd::Zero(N, N);
+        for (int j = 0; j < N; ++j) A(0, j) = (c.a[j] + z * c.b[j + 1]) / (1.0 - z * c.b[0]);
+        for (int i = 1; i < N; ++i) A(i, i - 1) = 1.0;
+        return A;
+    }
+    /// DoCoefficients in irreducible form (multistep_polynomials.hpp).
+    Coefficients ReducedCoefficients(double alpha, double rho) const {
+        const Coefficients c = DoCoefficients(alpha, rho);
+        std::vector<double> a(c.a.begin(), c.a.end()), b(c.b.begin(), c.b.end());
+        ReduceMultistep(a, b);
+        Coefficients r;
+        std::copy(a.begin(), a.end(), r.a.begin());
+        std::copy(b.begin(), b.end(), r.b.begin());
+        return r;
+    }
     bool MultistepCoefficients(double alpha, double rho, std::vector<double>& a,
                                std::vector<double>& b) const override {
         const Coefficients c = DoCoefficients(alpha, rho);
