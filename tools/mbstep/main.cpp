@@ -76,6 +76,7 @@ int RunCommand(const std::vector<std::string>& args) {
     const Registry& registry = GlobalRegistry();
     const std::string path = vm["deck"].as<std::string>();
     Deck deck = ReadDeck(path, registry);
+    for (const auto& w : deck.warnings) std::cerr << w << "\n";
     if (vm.count("method")) {
         std::string text = vm["method"].as<std::string>();
         if (vm.count("rho")) text += ", " + vm["rho"].as<std::string>();
