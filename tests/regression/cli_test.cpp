@@ -1,0 +1,97 @@
+// The command-line tool: run, -o, --method/--rho, plugins, MBSTEP_PLUGIN_PATH, exit codes,
+// and that a deck that fails to read writes no output file.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/run_helpers.hpp"
+
+namespace fs = std::filesystem;
+using mbstep::test::SourcePath;
+
+namespace {
+const std::string kExe = std::string(MBSTEP_BINARY_DIR) + "/bin/mbstep";
+
+int Shell(const std::string& cmd) {
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+std::string Slurp(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+TEST_CASE("mbstep run writes MBDyn-layout files under -o and honours --method/--rho") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string deck = SourcePath("examples/heavy-top/heavy-top.mbd");
+    const std::string prefix = (dir / "top").string();
+    REQUIRE(Shell(kExe + " run " + deck + " -o " + prefix + " --method ms3 --rho 0.6 --quiet > " +
+                  (dir / "stdout.txt").string() + " 2>&1") == 0);
+    for (const char* ext : {".mov", ".out", ".log", ".csv", ".jnt"}) CHECK(fs::exists(prefix + ext));
+    const std::string out = Slurp(dir / "stdout.txt");
+    CHECK(out.find("2000 steps") != std::string::npos);
+    CHECK(out.find("ms3") != std::string::npos);
+    // .mov: one line per node and step (2001 lines), 13 columns each.
+    std::ifstream mov(prefix + ".mov");
+    std::string line;
+    int lines = 0;
+    while (std::getline(mov, line)) {
+        std::istringstream ls(line);
+        int cols = 0;
+        std::string tok;
+        while (ls >> tok) ++cols;
+        CHECK(cols == 13);
+        ++lines;
+    }
+    CHECK(lines == 2001);
+    CHECK(Slurp(prefix + ".log").find("method: ms3") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a deck that fails to read exits non-zero, says where, and writes nothing") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_bad";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "bad.mbd") << "begin: data;\n  problem: initial value;\nend: data;\n"
+                                      "begin: initial value;\n  final time: 1.;\n  time step: abc;\n"
+                                      "end: initial value;\n";
+    const std::string err = (dir / "err.txt").string();
+    CHECK(Shell(kExe + " run " + (dir / "bad.mbd").string() + " 2> " + err) == 1);
+    const std::string msg = Slurp(err);
+    INFO(msg);
+    CHECK(msg.find("bad.mbd:6:") != std::string::npos);
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() != ".mbd" && e.path().extension() != ".txt";
+    CHECK(files == 0);
+    CHECK(Shell(kExe + " run " + SourcePath("examples/heavy-top/heavy-top.mbd") +
+                " --method 'no such method' -o " + (dir / "x").string() + " 2> " + err) == 1);
+    CHECK(Slurp(err).find("unknown method") != std::string::npos);
+    CHECK(!fs::exists((dir / "x.mov")));
+    CHECK(Shell(kExe + " frobnicate 2> /dev/null") == 2);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("mbstep plugins lists every kind, and MBSTEP_PLUGIN_PATH errors name the library") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_plugins";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    REQUIRE(Shell(kExe + " plugins > " + (dir / "p.txt").string()) == 0);
+    const std::string p = Slurp(dir / "p.txt");
+    for (const char* s : {"formulation  cgr", "integrator   ms3", "element      joint: spherical hinge",
+                          "element      body", "drive        "})
+        CHECK(p.find(s) != std::string::npos);
+    fs::create_directories(dir / "extra");
+    std::ofstream(dir / "extra" / "libbroken.so") << "garbage";
+    const std::string err = (dir / "err.txt").string();
+    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + (dir / "extra").string() + " " + kExe + " plugins > /dev/null 2> " + err) == 1);
+    CHECK(Slurp(err).find("libbroken.so") != std::string::npos);
+    fs::remove_all(dir);
+}
