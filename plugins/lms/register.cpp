@@ -40,10 +40,13 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
                    [](DeckInput&) -> std::unique_ptr<Integrator> {
                        return std::make_unique<lms::ImplicitEuler>();
                    }));
-    r.Add(Describe("crank nicolson", "trapezoidal rule, 1 step, order 2, rho_inf = 1", "2", {},
-                   [](DeckInput&) -> std::unique_ptr<Integrator> {
-                       return std::make_unique<lms::CrankNicolson>();
-                   }));
+    IntegratorDescriptor cn =
+        Describe("crank nicolson", "trapezoidal rule, 1 step, order 2, rho_inf = 1", "2", {},
+                 [](DeckInput&) -> std::unique_ptr<Integrator> {
+                     return std::make_unique<lms::CrankNicolson>();
+                 });
+    cn.fixed_rho_inf = 1.0;
+    r.Add(std::move(cn));
     r.Add(Describe("ms2", "LMS2: 2-step, order 2, tunable rho_inf, variable step", "2", kRho,
                    Tunable<lms::Ms2>("ms2")));
     r.Add(Describe("ms", "alias of ms2", "2", kRho, Tunable<lms::Ms2>("ms")));

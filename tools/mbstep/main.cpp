@@ -1,10 +1,17 @@
 // mbstep — command-line front end.
 //   mbstep run DECK [--method NAME [--rho R]] [--output|-o PREFIX] [--threads N] [--quiet]
 //   mbstep plugins [--markdown]
+//   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
 #include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
+#include "mbstep/analysis/linear_analysis.hpp"
+#include "mbstep/integrator/first_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -16,13 +23,251 @@ using namespace mbstep;
 namespace {
 
 const char* kUsage =
-    "usage: mbstep run DECK [--method NAME [--rho R]] [--output|-o PREFIX] [--threads N] [--quiet]\n"
-    "       mbstep plugins [--markdown]\n";
+    "usage: mbstep run DECK [--method NAME [--rho R]] [--output|-o PREFIX] [--threads N] "
+    "[--quiet]\n"
+    "       mbstep plugins [--markdown]\n"
+    "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
+    "[--output PREFIX]\n";
+
+// ---------------------------------------------------------------------------------------------
+// `plugins --markdown`: the methods table of docs/methods.md, generated from the registry.
+// Blank optional descriptor fields (registry.hpp) are derived from the integrator itself.
+
+std::string Cell(std::string s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out.empty() ? "-" : out;
+}
+
+std::string Number(double v) {
+    if (std::abs(v) < 1e-9) return "0";
+    if (std::abs(v - 1.0) < 1e-9) return "1";
+    std::ostringstream os;
+    os << std::setprecision(4) << v;
+    return os.str();
+}
+
+bool HasRho(const IntegratorDescriptor& d) {
+    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
+}
+
+std::unique_ptr<Integrator> TryMake(const std::string& text, const Registry& r) {
+    try {
+        return MakeIntegrator(text, r);
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+// A-stability sampled on the closed left half-plane (the imaginary axis, rays in the left
+// half-plane, and h lambda -> -inf): spectral radius <= 1 (state modes, 1e-9 slack).
+bool SampledAStable(const FirstOrderIntegrator& m, double rho) {
+    using analysis::SpectralRadius;
+    for (double r = 1e-3; r <= 1e6; r *= 1.5)
+        for (double theta : {0.5, 0.6, 0.75, 0.9, 1.0}) {
+            const std::complex<double> z = std::polar(r, theta * 3.14159265358979323846);
+            if (SpectralRadius(m, z, rho) > 1.0 + 1e-9) return false;
+        }
+    return analysis::SpectralRadiusAtInfinity(m, rho) <= 1.0 + 1e-9;
+}
+
+std::string Stability(const FirstOrderIntegrator& m, bool tunable) {
+    if (!tunable) {
+        if (!SampledAStable(m, 0.0)) return "not A-stable";
+        return analysis::SpectralRadiusAtInfinity(m, 0.0) < 1e-8 ? "L-stable" : "A-stable";
+    }
+    // Methods with tabulated parameters accept only some rho_inf: the others are skipped.
+    for (double rho : {0.0, 0.3, 0.6, 0.9, 1.0}) {
+        bool stable = true;
+        try {
+            stable = SampledAStable(m, rho);
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (!stable) return "not A-stable at rho_inf = " + Number(rho);
+    }
+    return "A-stable; L-stable at rho_inf = 0";
+}
+
+void PrintMarkdown(const Registry& r) {
+    std::cout << "| keyword | family | steps/stages | order | rho_inf | stability | description "
+                 "| reference | equations |\n"
+              << "|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& d : r.integrators()) {
+        const auto integ = TryMake(d.name, r);
+        const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(integ.get());
+        const bool analysable = fo && fo->AmplificationMatrix(-1.0, 0.0).size() > 0;
+        // Steps/stages.
+        std::string steps = d.steps;
+        if (steps.empty() && fo) {
+            std::vector<double> a, b;
+            if (fo->MultistepCoefficients(1.0, 0.5, a, b))
+                steps = std::to_string(a.size()) + (a.size() == 1 ? " step" : " steps");
+            else if (fo->implicit_stages() > 1)
+                steps = std::to_string(fo->implicit_stages()) + " implicit stages";
+        }
+        // rho_inf: the parameter's range, or the declared value of a fixed method (tested).
+        std::string rho;
+        if (HasRho(d))
+            rho = d.parameters[0].range;
+        else if (analysable)
+            rho = Number(d.fixed_rho_inf);
+        // Stability.
+        std::string stability = d.stability;
+        if (stability.empty() && analysable) stability = Stability(*fo, HasRho(d));
+        std::cout << "| `" << d.name << "` | " << Cell(d.family) << " | " << Cell(steps) << " | "
+                  << Cell(d.order) << " | " << Cell(rho) << " | " << Cell(stability) << " | "
+                  << Cell(d.description) << " | " << Cell(d.reference) << " | " << Cell(d.equations)
+                  << " |\n";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `analyze`: the linear analysis of [Zhang, Masarati et al., section 4]
+// (mbstep/analysis/linear_analysis.hpp), one curve per method and rho_inf.
+
+double ParseRho(const std::string& text) {
+    size_t used = 0;
+    double v = 0.0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty())
+        throw RunError("analyze: --rho '" + text + "' is not a number");
+    if (!(v >= 0.0 && v <= 1.0))
+        throw RunError("analyze: --rho " + text + " is outside the accepted range [0, 1]");
+    return v;
+}
+
+std::string Slug(const analysis::OscillatorCurve& c) {
+    std::string s;
+    for (char ch : c.method) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
+    if (c.tunable) {
+        std::ostringstream os;
+        os << "-rho" << c.rho;
+        s += os.str();
+    }
+    return s;
+}
+
+int Analyze(const std::vector<std::string>& args) {
+    po::options_description opts("mbstep analyze options");
+    opts.add_options()("rho", po::value<std::vector<std::string>>()->composing(),
+                       "rho_inf of tunable methods; repeat or separate by commas (default: the "
+                       "method's default)")("points", po::value<int>()->default_value(121),
+                                            "grid points")(
+        "min", po::value<double>()->default_value(1e-3), "smallest h / (n T)")(
+        "max", po::value<double>()->default_value(1e3), "largest h / (n T)")(
+        "output,o", po::value<std::string>(),
+        "write PREFIX-<method>[-rho<R>].csv per curve and PREFIX-index.csv (default: CSV on "
+        "stdout)")("method", po::value<std::vector<std::string>>(), "method keywords");
+    po::positional_options_description pos;
+    pos.add("method", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+    if (!vm.count("method")) {
+        std::cerr << "mbstep analyze: missing METHOD\n" << kUsage << opts;
+        return 2;
+    }
+    std::vector<double> rhos;
+    if (vm.count("rho"))
+        for (const std::string& item : vm["rho"].as<std::vector<std::string>>()) {
+            std::stringstream ss(item);
+            std::string tok;
+            while (std::getline(ss, tok, ','))
+                if (!tok.empty()) rhos.push_back(ParseRho(tok));
+        }
+    analysis::Grid grid;
+    grid.points = vm["points"].as<int>();
+    grid.min = vm["min"].as<double>();
+    grid.max = vm["max"].as<double>();
+    const std::vector<double> x = analysis::LogGrid(grid);
+
+    // One curve per method and rho_inf (non-tunable methods: one curve, --rho ignored).
+    const Registry& reg = GlobalRegistry();
+    std::vector<analysis::OscillatorCurve> curves;
+    std::vector<int> orders;
+    for (const std::string& name : vm["method"].as<std::vector<std::string>>()) {
+        const IntegratorDescriptor* d = reg.FindIntegrator(name);
+        if (!d) {
+            std::string known;
+            for (const auto& e : reg.integrators()) known += (known.empty() ? "" : ", ") + e.name;
+            throw RunError("analyze: unknown method '" + name + "'; registered: " + known);
+        }
+        const auto probe = MakeIntegrator(d->name, reg);
+        const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(probe.get());
+        if (!fo || fo->AmplificationMatrix(-1.0, 0.0).size() == 0)
+            throw RunError("analyze: method '" + d->name +
+                           "' provides no amplification matrix (first-order methods only)");
+        if (!fo->tunable()) {
+            if (!rhos.empty())
+                std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
+            curves.push_back(analysis::AnalyzeOscillator(*fo, 0.0, x));
+            orders.push_back(probe->order());
+            continue;
+        }
+        std::vector<double> rs = rhos;
+        if (rs.empty()) rs.push_back(HasRho(*d) ? ParseRho(d->parameters[0].default_value) : 0.0);
+        for (double rho : rs) {
+            std::ostringstream text;
+            text << d->name << ", " << std::setprecision(17) << rho;
+            const auto integ = MakeIntegrator(text.str(), reg);  // validates rho_inf
+            const auto& m = dynamic_cast<const FirstOrderIntegrator&>(*integ);
+            curves.push_back(analysis::AnalyzeOscillator(m, rho, x));
+            orders.push_back(integ->order());
+        }
+    }
+
+    // Output: files with an index, or CSV on stdout (long format for several curves).
+    if (vm.count("output")) {
+        const std::string prefix = vm["output"].as<std::string>();
+        const std::string index_path = prefix + "-index.csv";
+        std::ofstream index(index_path);
+        if (!index) throw RunError("analyze: cannot write " + index_path);
+        index << "method,rho_inf,tunable,stages,order,file\n";
+        for (size_t i = 0; i < curves.size(); ++i) {
+            const auto& c = curves[i];
+            const std::string path = prefix + "-" + Slug(c) + ".csv";
+            std::ofstream out(path);
+            if (!out) throw RunError("analyze: cannot write " + path);
+            analysis::WriteCsv(out, c);
+            index << '"' << c.method << "\"," << c.rho << ',' << (c.tunable ? 1 : 0) << ','
+                  << c.stages << ',' << orders[i] << ','
+                  << std::filesystem::path(path).filename().string() << '\n';
+            std::cout << path << "\n";
+        }
+        std::cout << index_path << "\n";
+        return 0;
+    }
+    if (curves.size() == 1) {
+        analysis::WriteCsv(std::cout, curves[0]);
+        return 0;
+    }
+    std::cout << "method,rho_inf,stages,h_over_T,spectral_radius,AD_percent,PE_percent\n"
+              << std::setprecision(17);
+    for (const auto& c : curves)
+        for (const auto& p : c.points)
+            std::cout << '"' << c.method << "\"," << c.rho << ',' << c.stages << ',' << p.h_over_nT
+                      << ',' << p.spectral_radius << ',' << p.ad_percent << ',' << p.pe_percent
+                      << '\n';
+    return 0;
+}
 
 int Plugins(const std::vector<std::string>& args) {
     bool markdown = false;
     for (const auto& a : args) {
-        if (a == "--markdown") markdown = true;
+        if (a == "--markdown")
+            markdown = true;
         else {
             std::cerr << "mbstep plugins: unknown option '" << a << "'\n" << kUsage;
             return 2;
@@ -30,34 +275,31 @@ int Plugins(const std::vector<std::string>& args) {
     }
     const Registry& r = GlobalRegistry();
     if (markdown) {
-        std::cout << "| keyword | family | order | parameters | description | reference |\n"
-                  << "|---|---|---|---|---|---|\n";
-        for (const auto& d : r.integrators()) {
-            std::string params;
-            for (const auto& p : d.parameters)
-                params += (params.empty() ? "" : "; ") + p.name + " " + p.range + " (default " + p.default_value + ")";
-            std::cout << "| `" << d.name << "` | " << d.family << " | " << d.order << " | " << params
-                      << " | " << d.description << " | " << d.reference << " |\n";
-        }
+        PrintMarkdown(r);
         return 0;
     }
     for (const auto& d : r.formulations())
-        std::cout << "formulation  " << d.name << " — " << d.description << "  [" << d.library << "]\n";
+        std::cout << "formulation  " << d.name << " — " << d.description << "  [" << d.library
+                  << "]\n";
     for (const auto& d : r.integrators())
-        std::cout << "integrator   " << d.name << " — " << d.description << "  [" << d.library << "]\n";
+        std::cout << "integrator   " << d.name << " — " << d.description << "  [" << d.library
+                  << "]\n";
     for (const auto& d : r.elements())
-        std::cout << "element      " << d.statement << (d.name.empty() ? "" : ": " + d.name) << " — "
-                  << d.description << "  [" << d.library << "]\n";
+        std::cout << "element      " << d.statement << (d.name.empty() ? "" : ": " + d.name)
+                  << " — " << d.description << "  [" << d.library << "]\n";
     for (const auto& d : r.drives())
-        std::cout << "drive        " << d.name << " — " << d.description << "  [" << d.library << "]\n";
+        std::cout << "drive        " << d.name << " — " << d.description << "  [" << d.library
+                  << "]\n";
     return 0;
 }
 
 int RunCommand(const std::vector<std::string>& args) {
     po::options_description opts("mbstep run options");
-    opts.add_options()("method", po::value<std::string>(), "integrator keyword (overrides the deck's method:)")(
+    opts.add_options()("method", po::value<std::string>(),
+                       "integrator keyword (overrides the deck's method:)")(
         "rho", po::value<std::string>(), "rho_inf for --method")(
-        "output,o", po::value<std::string>(), "output prefix (default: the deck path without .mbd)")(
+        "output,o", po::value<std::string>(),
+        "output prefix (default: the deck path without .mbd)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
         "quiet,q", "no progress bar")("deck", po::value<std::string>(), "input deck");
     po::positional_options_description pos;
@@ -110,6 +352,7 @@ int main(int argc, char** argv) {
     try {
         if (cmd == "run") return RunCommand(args);
         if (cmd == "plugins") return Plugins(args);
+        if (cmd == "analyze") return Analyze(args);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             std::cout << kUsage;
             return 0;

@@ -20,7 +20,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 1;
+inline constexpr int kPluginAbi = 2;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
@@ -68,6 +68,21 @@ struct IntegratorDescriptor {
     std::string reference;
     ProblemInterface requires_interface{ProblemInterface::kFirstOrderDae};
     std::string default_formulation{"cgr"};
+    // Optional table fields (docs/methods.md, `mbstep plugins --markdown`); a blank field is
+    // filled there from the integrator itself (FirstOrderIntegrator, linear analysis).
+    /// Steps or stages, e.g. "3 steps", "4 stages (3 implicit)"; blank: "N steps" from
+    /// MultistepCoefficients, else "s implicit stages" from implicit_stages().
+    std::string steps;
+    /// Linear stability, e.g. "A-stable; L-stable at rho_inf = 0"; blank: computed from the
+    /// amplification matrix (spectral radius on the imaginary axis and at h lambda -> -inf).
+    std::string stability;
+    /// Spectral radius at h lambda -> -inf of a method without a rho_inf parameter (0 for
+    /// L-stable methods, 1 for Crank-Nicolson); tunable methods reach their rho_inf instead.
+    /// tests/integrators/registry_spectral_test.cpp checks it against the amplification matrix.
+    double fixed_rho_inf{0.0};
+    /// Equation/table numbers of the coefficients in `reference`, e.g. "eqs. (2), (3)";
+    /// blank: shown as "-".
+    std::string equations;
     /// Reads the rest of the `method:` statement (parameters) and builds the integrator.
     std::function<std::unique_ptr<Integrator>(DeckInput&)> make;
     std::string library;
