@@ -30,6 +30,18 @@ JointSide ReadNodeSide(DeckInput& in) {
     return s;
 }
 
+JointSide ReadRotationSide(DeckInput& in) {
+    JointSide s;
+    s.node = in.GetNode("node label");
+    const FrameState& rf = in.node(s.node).initial;
+    if (in.IsKeyword("orientation") || in.IsKeyword("hinge")) {
+        const SourceLocation r_at = in.Where();
+        s.R = in.GetOrientation(rf, "relative orientation");
+        CheckRotation(in, r_at, s.R, "relative orientation");
+    }
+    return s;
+}
+
 JointSide ReadGroundSide(DeckInput& in) {
     JointSide s;
     const FrameState global{};

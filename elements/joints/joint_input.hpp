@@ -10,6 +10,7 @@
 //   node side:   <node>, [ position, ] <relative offset>
 //                [, { orientation | hinge }, <relative orientation> ]
 //   ground side: [ position, ] <absolute position> [, { orientation | hinge }, <orientation> ]
+//   rotation-only node side: <node> [, { orientation | hinge }, <relative orientation> ]
 //
 // .jnt reaction line [MBDyn manual, "Joint Element", standard output]:
 //   label, F in the joint frame (3), M in the joint frame (3), F global (3), M global (3);
@@ -35,6 +36,8 @@ struct JointSide {
 
 /// Reads a node side (1), (2); orientation optional (identity).
 JointSide ReadNodeSide(DeckInput& in);
+/// Reads a node side of a rotation-only joint: <node> [, { orientation | hinge }, <orientation>].
+JointSide ReadRotationSide(DeckInput& in);
 /// Reads a ground side in the global frame.
 JointSide ReadGroundSide(DeckInput& in);
 /// Fails at `where` unless R is a proper rotation within 1e-6.

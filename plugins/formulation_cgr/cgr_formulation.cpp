@@ -15,6 +15,13 @@
 namespace mbstep::cgr {
 
 namespace {
+// Scale of constraint row j in r_phi, eq. (5): 1/c at position level, 1 at velocity level.
+double RowScale(const Element& e, int j, double c) {
+    return e.row_level(j) == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
+}
+}  // namespace
+
+namespace {
 constexpr int kDynamicDofs = 12;
 constexpr int kStaticDofs = 6;
 
@@ -244,10 +251,8 @@ void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
         const auto& en = elems[e]->nodes();
         for (size_t a = 0; a < en.size(); ++a) r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
         const ElementData& ed = elements_[e];
-        if (ed.m > 0) {
-            const double s = elems[e]->constraint_level() == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
-            r.segment(ed.mult_offset, ed.m) = -s * b.phi;  // (5)
-        }
+        for (int j = 0; j < ed.m; ++j)
+            r[ed.mult_offset + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
     });
 }
 
@@ -307,16 +312,16 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                     double* v = values + lslots[a * ed.m + j];
                     for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
                 }
-            const double s = elems[e]->constraint_level() == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
             const int* cslots = lslots + k * ed.m;
             Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(ed.m, 6);
             for (int bb = 0; bb < k; ++bb) {
                 const NodeData& nb = nodes_[en[bb]];
                 const auto Pq = b.phi_q.middleCols<6>(6 * bb);
                 const auto Pv = b.phi_v.middleCols<6>(6 * bb);
-                cb.leftCols<3>() = -s * (Pv.leftCols<3>() + c * Pq.leftCols<3>());
-                cb.rightCols<3>() = -s * (Pv.rightCols<3>() * nb.G +
-                                          c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
+                cb.leftCols<3>() = -(Pv.leftCols<3>() + c * Pq.leftCols<3>());
+                cb.rightCols<3>() = -(Pv.rightCols<3>() * nb.G +
+                                      c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
+                for (int j = 0; j < ed.m; ++j) cb.row(j) *= RowScale(*elems[e], j, c);
                 AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
             }
         }
@@ -447,9 +452,11 @@ Invariants CgrFormulation::ComputeInvariants() const {
         ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(static_cast<int>(e)),
                            model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
         inv.potential += elems[e]->PotentialEnergy(ctx);
-        if (elements_[e].m > 0 && elems[e]->constraint_level() == ConstraintLevel::kPosition) {
+        if (elements_[e].m > 0) {
             EvaluateElement(static_cast<int>(e), b, false);
-            inv.constraint_violation = std::max(inv.constraint_violation, b.phi.cwiseAbs().maxCoeff());
+            for (int j = 0; j < elements_[e].m; ++j)
+                if (elems[e]->row_level(j) == ConstraintLevel::kPosition)
+                    inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
         }
     }
     return inv;
@@ -516,12 +523,19 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
                     if (b.L(6 * a + r, j) != 0.0) trip.emplace_back(6 * en[a] + r, moff[e] + j, -b.L(6 * a + r, j));
         }
         if (m == 0) continue;
-        const bool velocity = el.constraint_level() == ConstraintLevel::kVelocity;
-        const auto& G = velocity ? b.phi_v : b.phi_q;
-        for (int j = 0; j < m; ++j)
+        // Velocity-level rows differentiate once (phi_v), position-level rows twice (phi_q).
+        std::vector<bool> velocity_row(m);
+        bool any_velocity = false, any_position = false;
+        for (int j = 0; j < m; ++j) {
+            velocity_row[j] = el.row_level(j) == ConstraintLevel::kVelocity;
+            (velocity_row[j] ? any_velocity : any_position) = true;
+        }
+        for (int j = 0; j < m; ++j) {
+            const auto& G = velocity_row[j] ? b.phi_v : b.phi_q;
             for (int a = 0; a < k; ++a)
                 for (int c = 0; c < 6; ++c)
                     if (G(j, 6 * a + c) != 0.0) trip.emplace_back(moff[e] + j, 6 * en[a] + c, G(j, 6 * a + c));
+        }
         // psi(tau) = phi_q v + phi_t along the constant-twist motion.
         std::vector<FrameState> moved(k);
         std::vector<const FrameState*> ptr(k);
@@ -551,10 +565,9 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             out += (bp.phi - bm.phi) / (2 * eps);
             return out;
         };
-        Eigen::VectorXd acc;
-        if (velocity) {
-            acc = psi(0.0);
-        } else {
+        Eigen::VectorXd acc = Eigen::VectorXd::Zero(m), first;
+        if (any_velocity) first = psi(0.0);
+        if (any_position) {
             // Central differences with Richardson extrapolation (error O(d^4)); d scaled so
             // that the rotation over d stays ~1e-3 rad.
             double wmax = 1.0;
@@ -564,6 +577,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             const Eigen::VectorXd d2 = (psi(0.5 * d) - psi(-0.5 * d)) / d;
             acc = (4.0 * d2 - d1) / 3.0;
         }
+        for (int j = 0; j < m; ++j)
+            if (velocity_row[j]) acc[j] = first[j];
         rhs.segment(moff[e], m) -= acc;
     }
     Eigen::SparseMatrix<double> A(N, N);

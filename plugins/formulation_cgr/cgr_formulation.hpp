@@ -12,7 +12,8 @@
 //   (4) r_gamma = gamma - S x x' - J w             moment-of-momentum definition
 //   (5) r_phi   = -phi / c                         holonomic constraints, scaled by 1/(b0 h)
 //                                                  [Bottasso, Bauchau, Cardona 2007; MBDyn]
-//       r_phi   = -phi                             velocity-level constraints
+//       r_phi   = -phi                             velocity-level constraints (row by row:
+//                                                  Element::row_level)
 //   static nodes: (1), (2) without inertia terms.
 //
 // Newton works on y' (differential dofs: dy = c dy', c = b0 h) and on lambda; the iteration

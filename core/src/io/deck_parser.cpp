@@ -591,6 +591,15 @@ int DeckParser::GetNode(std::string_view what) {
     const SourceLocation at = Where();
     const long label = GetInt(what);
     const int index = model_.FindNode(static_cast<int>(label));
+    if (index < 0 && label >= 0 && label <= 2147483647L) {
+        const int dummy = model_.FindDummyNode(static_cast<int>(label));
+        if (dummy >= 0)
+            Fail(at, "structural node " + std::to_string(label) +
+                         " is a dummy node: elements cannot be connected to dummy nodes (use its "
+                         "base node " +
+                         std::to_string(model_.nodes()[model_.dummy_nodes()[dummy].base].label) +
+                         " with an offset)");
+    }
     if (index < 0 || label < 0 || label > 2147483647L)
         Fail(at, "undefined structural node " + std::to_string(label));
     return index;

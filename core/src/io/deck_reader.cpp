@@ -132,6 +132,7 @@ class DeckReader {
                      const SourceLocation& where);
     void Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void StructuralNodeStatement(const SourceLocation& where);
+    void DummyNodeStatement(int label, const SourceLocation& where);
     void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void ElementStatement(const std::string& statement, const SourceLocation& where);
     void ReferenceStatement(const SourceLocation& where);
@@ -700,12 +701,15 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
     if (existing >= 0)
         in_.Fail(at_label, "structural node " + std::to_string(label) + " is already defined (at " +
                                model_.nodes()[existing].where.ToString() + ")");
+    const int existing_dummy = model_.FindDummyNode(static_cast<int>(label));
+    if (existing_dummy >= 0)
+        in_.Fail(at_label, "structural node " + std::to_string(label) + " is already defined (at " +
+                               model_.dummy_nodes()[existing_dummy].where.ToString() + ")");
     const SourceLocation at_type = in_.Where();
     const std::string type = in_.GetKeyword(
         "structural node type",
         {"static", "dynamic", "dummy", "modal", "static displacement", "dynamic displacement"});
-    if (type == "dummy")
-        in_.Fail(at_type, "dummy structural nodes are not supported yet (issue 5)");
+    if (type == "dummy") return DummyNodeStatement(static_cast<int>(label), where);
     if (type != "static" && type != "dynamic")
         in_.Fail(at_type, "'" + type + "' structural nodes are not supported");
 
@@ -757,6 +761,62 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
     in_.EndStatement("structural");
     if (nodes_.count++ == 0) nodes_.first = where;
     model_.AddNode(std::move(n));
+}
+
+// structural: label, dummy, base, offset, relative offset, relative orientation
+//     [, orientation description, d];
+// structural: label, dummy, base, relative frame, reference node [, position, f]
+//     [, orientation, R] [, orientation description, d];
+// (MBDyn manual, input/nodes.tex "Dummy Node"; the `pivot node` variant is refused.)
+void DeckReader::DummyNodeStatement(int label, const SourceLocation& where) {
+    auto read_node = [&](const char* what) {
+        const SourceLocation at = in_.Where();
+        const long l = in_.GetInt(what);
+        const int index = model_.FindNode(static_cast<int>(l));
+        if (index >= 0) return index;
+        if (model_.FindDummyNode(static_cast<int>(l)) >= 0)
+            in_.Fail(at, std::string(what) + " " + std::to_string(l) +
+                             " is a dummy node; dummy nodes must be based on static or dynamic "
+                             "structural nodes");
+        in_.Fail(at, "undefined structural node " + std::to_string(l));
+    };
+    DummyNode n;
+    n.label = label;
+    n.where = where;
+    n.output = settings_.default_output;
+    n.orientation_output = settings_.default_orientation;
+    n.base = read_node("dummy node base");
+    const std::string kind = in_.GetKeyword("dummy node type", {"offset", "relative frame"});
+    if (kind == "offset") {
+        const FrameState& rf = model_.nodes()[n.base].initial;
+        in_.IsKeyword("position");
+        n.f = in_.GetPosition(rf, "dummy node relative offset");
+        in_.IsKeyword("orientation");
+        n.Rh = in_.GetOrientation(rf, "dummy node relative orientation");
+    } else {
+        n.kind = DummyNode::Kind::kRelativeFrame;
+        n.reference = read_node("dummy node reference node");
+        const FrameState& rf = model_.nodes()[n.reference].initial;
+        if (in_.IsKeyword("position")) n.f = in_.GetPosition(rf, "reference offset");
+        if (in_.IsKeyword("orientation")) n.Rh = in_.GetOrientation(rf, "reference orientation");
+    }
+    while (in_.HasArg()) {
+        const SourceLocation at = in_.Where();
+        if (in_.IsKeyword("orientation description")) {
+            n.orientation_output = ReadOrientationDescription();
+        } else if (in_.IsKeyword("output")) {
+            n.output = in_.GetBool("node output");
+        } else if (in_.IsKeyword("pivot node")) {
+            in_.Fail(at, "'pivot node' in relative frame dummy nodes is not supported");
+        } else {
+            in_.Fail(at, "unexpected argument " + in_.NextToken() +
+                             " in dummy structural node; accepted: orientation description, "
+                             "output");
+        }
+    }
+    in_.EndStatement("structural");
+    if (nodes_.count++ == 0) nodes_.first = where;
+    model_.AddDummyNode(std::move(n));
 }
 
 // ---------------------------------------------------------------------------------------------

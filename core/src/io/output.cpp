@@ -71,6 +71,14 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
              << FormatOrientation(s.R, n.orientation_output, p) << " " << s.v.x() << " " << s.v.y()
              << " " << s.v.z() << " " << s.w.x() << " " << s.w.y() << " " << s.w.z() << "\n";
     }
+    // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
+    for (const DummyNode& n : model_.dummy_nodes()) {
+        if (!n.output) continue;
+        const FrameState s = n.Evaluate(states);
+        mov_ << n.label << " " << s.x.x() << " " << s.x.y() << " " << s.x.z() << " "
+             << FormatOrientation(s.R, n.orientation_output, p) << " " << s.v.x() << " " << s.v.y()
+             << " " << s.v.z() << " " << s.w.x() << " " << s.w.y() << " " << s.w.z() << "\n";
+    }
     mov_.flush();
     if (has_jnt_) {
         const auto& elems = model_.elements();

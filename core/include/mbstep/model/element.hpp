@@ -92,8 +92,10 @@ struct ElementContext {
     Vec3 gravity{Vec3::Zero()};
 };
 
-/// Kind of the element's constraint equations.
-enum class ConstraintLevel { kNone, kPosition, kVelocity };
+/// Kind of the element's constraint equations. kMixed: some rows are position level, others
+/// velocity level (Element::row_level says which), e.g. a revolute hinge whose rotation about
+/// the axis has a prescribed angular velocity (`axial rotation`).
+enum class ConstraintLevel { kNone, kPosition, kVelocity, kMixed };
 
 class Element {
 public:
@@ -113,6 +115,9 @@ public:
     const std::vector<int>& nodes() const { return nodes_; }
     virtual int num_multipliers() const { return 0; }
     virtual ConstraintLevel constraint_level() const { return ConstraintLevel::kNone; }
+    /// Level (kPosition or kVelocity) of constraint row j, 0 <= j < num_multipliers().
+    /// Elements whose constraint_level() is kMixed override it.
+    virtual ConstraintLevel row_level(int /*row*/) const { return constraint_level(); }
 
     /// Constant inertia this element attaches to its nodes (bodies). Adds to inertia[i] for
     /// node i of nodes(). Default: none.

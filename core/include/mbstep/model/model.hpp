@@ -25,11 +25,20 @@ public:
     const std::vector<StructuralNode>& nodes() const { return nodes_; }
     const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
     const std::optional<GravityField>& gravity() const { return gravity_; }
+    /// Dummy nodes (output only; no unknowns, not in nodes()).
+    const std::vector<DummyNode>& dummy_nodes() const { return dummy_nodes_; }
 
     /// Index of the node with this label, or -1.
     int FindNode(int label) const {
         auto it = node_index_.find(label);
         return it == node_index_.end() ? -1 : it->second;
+    }
+
+    /// Index (into dummy_nodes()) of the dummy node with this label, or -1.
+    int FindDummyNode(int label) const {
+        for (size_t i = 0; i < dummy_nodes_.size(); ++i)
+            if (dummy_nodes_[i].label == label) return static_cast<int>(i);
+        return -1;
     }
 
     // Building (deck reader, tests).
@@ -38,12 +47,14 @@ public:
         nodes_.push_back(std::move(n));
         return static_cast<int>(nodes_.size()) - 1;
     }
+    void AddDummyNode(DummyNode n) { dummy_nodes_.push_back(std::move(n)); }
     void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
     void SetGravity(GravityField g) { gravity_ = std::move(g); }
 
 private:
     std::vector<StructuralNode> nodes_;
     std::map<int, int> node_index_;
+    std::vector<DummyNode> dummy_nodes_;
     std::vector<std::unique_ptr<Element>> elements_;
     std::optional<GravityField> gravity_;
 };

@@ -34,4 +34,49 @@ struct StructuralNode {
     SourceLocation where;
 };
 
+/// A dummy structural node (MBDyn `structural: label, dummy, base, ...`): no unknowns, never
+/// connected to elements; its pose and twist follow its base node and are written to .mov.
+///   offset:          x = x_b + R_b f,  R = R_b R_h,  v = v_b + w_b x (R_b f),  w = w_b
+///   relative frame:  the base node seen from the frame (x_r + R_r f, R_r R_h) of a reference
+///                    node: x = R'^T (x_b - p), R = R'^T R_b,
+///                    v = R'^T (v_b - v_p - w_r x (x_b - p)), w = R'^T (w_b - w_r),
+///                    with p = x_r + R_r f, v_p = v_r + w_r x (R_r f), R' = R_r R_h
+struct DummyNode {
+    enum class Kind { kOffset, kRelativeFrame };
+    int label{0};
+    Kind kind{Kind::kOffset};
+    int base{-1};       ///< index into Model::nodes()
+    int reference{-1};  ///< relative frame: index of the reference node
+    Vec3 f{Vec3::Zero()};
+    Mat3 Rh{Mat3::Identity()};
+    OrientationOutput orientation_output{OrientationOutput::kEuler123};
+    bool output{true};
+    SourceLocation where;
+
+    /// The dummy node's state from the states of the model's nodes.
+    template <class States>
+    FrameState Evaluate(const States& states) const {
+        const FrameState& b = states[base];
+        FrameState s;
+        if (kind == Kind::kOffset) {
+            const Vec3 p = b.R * f;
+            s.x = b.x + p;
+            s.R = b.R * Rh;
+            s.v = b.v + b.w.cross(p);
+            s.w = b.w;
+            return s;
+        }
+        const FrameState& r = states[reference];
+        const Vec3 arm = r.R * f;
+        const Vec3 p = r.x + arm;
+        const Vec3 vp = r.v + r.w.cross(arm);
+        const Mat3 Rf = r.R * Rh;
+        s.x = Rf.transpose() * (b.x - p);
+        s.R = Rf.transpose() * b.R;
+        s.v = Rf.transpose() * (b.v - vp - r.w.cross(b.x - p));
+        s.w = Rf.transpose() * (b.w - r.w);
+        return s;
+    }
+};
+
 }  // namespace mbstep

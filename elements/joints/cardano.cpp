@@ -1,0 +1,81 @@
+// mbstep — Cardano joints and gimbal rotation (cardano.hpp for the equations).
+#include "cardano.hpp"
+
+#include "mbstep/io/deck_input.hpp"
+
+namespace mbstep::joints {
+
+CardanoJoint::CardanoJoint(int label, std::string type, const JointSide& a, const JointSide& b,
+                           bool with_point)
+    : TwoSideJoint(label, std::move(type), a, b, with_point ? 4 : 1, ConstraintLevel::kPosition),
+      with_point_(with_point) {}
+
+void CardanoJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    int row = 0;
+    if (with_point_)
+        for (; row < 3; ++row)  // eq. (1)
+            AddProjectionRow(Vec3::Unit(row), false, a, b, 0.0, row, ctx.lambda[row], out);
+    AddDotRow(a.R.col(2), a, b.R.col(1), b, 1.0, row, ctx.lambda[row], out);  // eq. (2)
+}
+
+GimbalRotation::GimbalRotation(int label, const JointSide& a, const JointSide& b)
+    : TwoSideJoint(label, "gimbal rotation", a, b, 1, ConstraintLevel::kPosition) {}
+
+void GimbalRotation::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const double mu = ctx.lambda[0];
+    AddDotRow(a.R.col(1), a, b.R.col(0), b, 1.0, 0, mu, out);  // eq. (3)
+    AddDotRow(a.R.col(0), a, b.R.col(1), b, -1.0, 0, mu, out);
+}
+
+namespace {
+
+template <class T, class... A>
+std::unique_ptr<Element> Make(const SourceLocation& where, A&&... args) {
+    auto e = std::make_unique<T>(std::forward<A>(args)...);
+    e->set_where(where);
+    return e;
+}
+
+}  // namespace
+
+std::unique_ptr<Element> ReadCardanoHinge(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const SourceLocation b_at = args.in.Where();
+    const JointSide b = ReadNodeSide(args.in);
+    if (a.node == b.node) args.in.Fail(b_at, "a cardano hinge needs two different nodes");
+    return Make<CardanoJoint>(where, args.label, "cardano hinge", a, b, true);
+}
+
+std::unique_ptr<Element> ReadCardanoPin(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadNodeSide(args.in);
+    const JointSide b = ReadGroundSide(args.in);
+    return Make<CardanoJoint>(where, args.label, "cardano pin", a, b, true);
+}
+
+std::unique_ptr<Element> ReadCardanoRotation(ElementReadArgs& args) {
+    const SourceLocation where = args.in.Where();
+    const JointSide a = ReadRotationSide(args.in);
+    const SourceLocation b_at = args.in.Where();
+    const JointSide b = ReadRotationSide(args.in);
+    if (a.node == b.node) args.in.Fail(b_at, "a cardano rotation needs two different nodes");
+    return Make<CardanoJoint>(where, args.label, "cardano rotation", a, b, false);
+}
+
+std::unique_ptr<Element> ReadGimbalRotation(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    const JointSide a = ReadRotationSide(in);
+    const SourceLocation b_at = in.Where();
+    const JointSide b = ReadRotationSide(in);
+    if (a.node == b.node) in.Fail(b_at, "a gimbal rotation needs two different nodes");
+    if (in.IsKeyword("orientation description"))
+        in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
+                                                  "orientation vector", "orientation matrix"});
+    return Make<GimbalRotation>(where, args.label, a, b);
+}
+
+}  // namespace mbstep::joints

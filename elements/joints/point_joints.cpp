@@ -1,0 +1,131 @@
+// mbstep — in line, in plane, distance (point_joints.hpp for the equations).
+#include "point_joints.hpp"
+
+#include <string>
+
+#include "mbstep/io/deck_input.hpp"
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::joints {
+
+InLineJoint::InLineJoint(int label, const JointSide& a, const JointSide& b)
+    : TwoSideJoint(label, "in line", a, b, 2, ConstraintLevel::kPosition) {}
+
+void InLineJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    for (int i = 0; i < 2; ++i)
+        AddProjectionRow(a.R.col(i), true, a, b, 0.0, i, ctx.lambda[i], out);
+}
+
+InPlaneJoint::InPlaneJoint(int label, const JointSide& a, const JointSide& b, const Vec3& normal)
+    : TwoSideJoint(label, "in plane", a, b, 1, ConstraintLevel::kPosition), n_(normal) {}
+
+void InPlaneJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const Vec3 n = a.ground() ? n_ : Vec3(ctx.node[0]->R * n_);
+    AddProjectionRow(n, true, a, b, 0.0, 0, ctx.lambda[0], out);
+}
+
+DistanceJoint::DistanceJoint(int label, const JointSide& a, const JointSide& b, DrivePtr length)
+    : TwoSideJoint(label, "distance", a, b, 1, ConstraintLevel::kPosition),
+      length_(std::move(length)) {}
+
+void DistanceJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const Vec3 d = b.point() - a.point();
+    const double len = d.norm();
+    const Vec3 n = d / len;
+    const double mu = ctx.lambda[0];
+    AddProjectionRow(n, false, a, b, length_->Value(ctx.t), 0, mu, out);
+    if (!out.want_jacobian) return;
+    // mu J^T P J
+    const Mat3 P = (Mat3::Identity() - n * n.transpose()) / len;
+    Eigen::Matrix<double, 3, 12> J = Eigen::Matrix<double, 3, 12>::Zero();
+    J.block<3, 3>(0, 0) = -Mat3::Identity();
+    J.block<3, 3>(0, 3) = Skew(a.p);
+    J.block<3, 3>(0, 6) = Mat3::Identity();
+    J.block<3, 3>(0, 9) = -Skew(b.p);
+    out.K.block<12, 12>(0, 0) += mu * J.transpose() * P * J;
+}
+
+namespace {
+
+std::unique_ptr<Element> Finish(std::unique_ptr<Element> e, const SourceLocation& where) {
+    e->set_where(where);
+    return e;
+}
+
+}  // namespace
+
+std::unique_ptr<Element> ReadInLine(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    JointSide a;
+    a.node = in.GetNode("node 1 label");
+    const FrameState& rf = in.node(a.node).initial;
+    in.IsKeyword("position");
+    const SourceLocation at = in.Where();
+    a.offset = in.GetPosition(rf, "relative line position");
+    if (!a.offset.allFinite()) in.Fail(at, "relative line position is not finite");
+    in.IsKeyword("orientation");
+    const SourceLocation r_at = in.Where();
+    a.R = in.GetOrientation(rf, "relative line orientation");
+    CheckRotation(in, r_at, a.R, "relative line orientation");
+    JointSide b;
+    const SourceLocation b_at = in.Where();
+    b.node = in.GetNode("node 2 label");
+    if (b.node == a.node) in.Fail(b_at, "an in line joint needs two different nodes");
+    if (in.IsKeyword("offset")) b.offset = in.GetPosition(in.node(b.node).initial, "offset");
+    return Finish(std::make_unique<InLineJoint>(args.label, a, b), where);
+}
+
+std::unique_ptr<Element> ReadInPlane(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    JointSide a;
+    a.node = in.GetNode("node 1 label");
+    const FrameState& rf = in.node(a.node).initial;
+    in.IsKeyword("position");
+    const SourceLocation at = in.Where();
+    a.offset = in.GetPosition(rf, "relative plane position");
+    if (!a.offset.allFinite()) in.Fail(at, "relative plane position is not finite");
+    const SourceLocation n_at = in.Where();
+    const Vec3 n = in.GetDirection(rf, "relative plane normal");
+    if (!n.allFinite() || n.norm() < 1e-12)
+        in.Fail(n_at, "the plane normal must be a non-zero vector");
+    JointSide b;
+    const SourceLocation b_at = in.Where();
+    b.node = in.GetNode("node 2 label");
+    if (b.node == a.node) in.Fail(b_at, "an in plane joint needs two different nodes");
+    if (in.IsKeyword("offset")) b.offset = in.GetPosition(in.node(b.node).initial, "offset");
+    return Finish(std::make_unique<InPlaneJoint>(args.label, a, b, n.normalized()), where);
+}
+
+std::unique_ptr<Element> ReadDistance(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    JointSide a, b;
+    a.node = in.GetNode("node 1 label");
+    if (in.IsKeyword("position")) a.offset = in.GetPosition(in.node(a.node).initial, "offset 1");
+    const SourceLocation b_at = in.Where();
+    b.node = in.GetNode("node 2 label");
+    if (b.node == a.node) in.Fail(b_at, "a distance joint needs two different nodes");
+    if (in.IsKeyword("position")) b.offset = in.GetPosition(in.node(b.node).initial, "offset 2");
+    const FrameState& na = in.node(a.node).initial;
+    const FrameState& nb = in.node(b.node).initial;
+    const double l0 = (nb.x + nb.R * b.offset - na.x - na.R * a.offset).norm();
+    const SourceLocation l_at = in.Where();
+    DrivePtr length;
+    if (in.IsKeyword("from nodes")) {
+        if (!(l0 > 1e-12)) in.Fail(l_at, "distance from nodes: the two points coincide");
+        length = std::make_shared<ConstDrive>(l0);
+    } else {
+        if (!in.HasArg()) in.Fail(l_at, "distance: missing the distance drive (or 'from nodes')");
+        length = in.GetDrive("distance");
+        if (length->IsConstant() && !(length->Value(0.0) > 0.0))
+            in.Fail(l_at, "the distance must be positive");
+    }
+    return Finish(std::make_unique<DistanceJoint>(args.label, a, b, std::move(length)), where);
+}
+
+}  // namespace mbstep::joints

@@ -1,0 +1,189 @@
+// mbstep — total joint, total pin joint, prismatic, drive hinge (total.hpp for the equations).
+#include "total.hpp"
+
+#include <string>
+
+#include "mbstep/io/deck_input.hpp"
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::joints {
+
+TotalJoint::TotalJoint(int label, std::string type, const Spec& spec)
+    : TwoSideJoint(label, std::move(type), spec.a, spec.b, 0, ConstraintLevel::kPosition),
+      spec_(spec) {
+    for (int i = 0; i < 3; ++i) {
+        if (spec.position_active[i]) pos_comp_[npos_++] = i;
+        if (spec.rotation_active[i]) rot_comp_[nrot_++] = i;
+    }
+    m_ = npos_ + nrot_;
+    if (m_ == 0) level_ = ConstraintLevel::kNone;
+    ra_ = spec.a;
+    ra_.R = spec.Rr_a;
+    rb_ = spec.b;
+    rb_.R = spec.Rr_b;
+}
+
+void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    if (npos_ > 0) {
+        const Vec3 s = spec_.position_drive.Value(ctx.t);
+        for (int r = 0; r < npos_; ++r) {  // eq. (1)
+            const int i = pos_comp_[r];
+            AddProjectionRow(a.R.col(i), true, a, b, s[i], r, ctx.lambda[r], out);
+        }
+    }
+    if (nrot_ == 0) return;
+    const Side ar = MakeSide(ra_, a.ground() ? nullptr : ctx.node[0], a.col);
+    const Side br = MakeSide(rb_, b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1], b.col);
+    const Mat3 Rd = ExpSO3(spec_.rotation_drive.Value(ctx.t));                         // eq. (2)
+    AddOrientationRows(ar, br, Rd, rot_comp_, nrot_, npos_, ctx.lambda + npos_, out);  // (3)
+}
+
+namespace {
+
+// Reads `position constraint` / `orientation constraint`: three flags and a vector drive.
+void ReadConstraint(DeckInput& in, bool rotation, bool active[3], JointVec3Drive& drive) {
+    for (int i = 0; i < 3; ++i) {
+        const SourceLocation at = in.Where();
+        if (in.IsKeyword("active") || in.IsKeyword(rotation ? "rotation" : "position")) {
+            active[i] = true;
+        } else if (in.IsKeyword("inactive")) {
+            active[i] = false;
+        } else if (in.IsKeyword(rotation ? "angular velocity" : "velocity")) {
+            in.Fail(at, std::string("velocity-level ") + (rotation ? "orientation" : "position") +
+                            " constraints in total joints are not supported");
+        } else {
+            active[i] =
+                in.GetBool(rotation ? "orientation constraint flag" : "position constraint flag");
+        }
+    }
+    drive = JointVec3Drive::Read(
+        in, rotation ? "imposed relative rotation" : "imposed relative position");
+}
+
+// Node side of a total joint: <node> [, position, f] [, position orientation, R]
+// [, rotation orientation, R]; `orientation` sets both orientations.
+void ReadTotalNodeSide(DeckInput& in, JointSide& s, Mat3& Rr) {
+    s.node = in.GetNode("node label");
+    const FrameState& rf = in.node(s.node).initial;
+    if (in.IsKeyword("position")) {
+        const SourceLocation at = in.Where();
+        s.offset = in.GetPosition(rf, "relative position");
+        if (!s.offset.allFinite()) in.Fail(at, "relative position is not finite");
+    }
+    for (;;) {
+        const SourceLocation at = in.Where();
+        if (in.IsKeyword("position orientation")) {
+            s.R = in.GetOrientation(rf, "relative position orientation");
+            CheckRotation(in, at, s.R, "relative position orientation");
+        } else if (in.IsKeyword("rotation orientation")) {
+            Rr = in.GetOrientation(rf, "relative rotation orientation");
+            CheckRotation(in, at, Rr, "relative rotation orientation");
+        } else if (in.IsKeyword("orientation")) {
+            s.R = in.GetOrientation(rf, "relative orientation");
+            CheckRotation(in, at, s.R, "relative orientation");
+            Rr = s.R;
+        } else {
+            return;
+        }
+    }
+}
+
+// Ground side of a total pin joint, in the global frame.
+void ReadTotalGroundSide(DeckInput& in, JointSide& s, Mat3& Rr) {
+    const FrameState global{};
+    s.node = -1;
+    if (in.IsKeyword("position")) {
+        const SourceLocation at = in.Where();
+        s.offset = in.GetPosition(global, "absolute position");
+        if (!s.offset.allFinite()) in.Fail(at, "absolute position is not finite");
+    }
+    for (;;) {
+        const SourceLocation at = in.Where();
+        if (in.IsKeyword("position orientation")) {
+            s.R = in.GetOrientation(global, "absolute position orientation");
+            CheckRotation(in, at, s.R, "absolute position orientation");
+        } else if (in.IsKeyword("rotation orientation")) {
+            Rr = in.GetOrientation(global, "absolute rotation orientation");
+            CheckRotation(in, at, Rr, "absolute rotation orientation");
+        } else if (in.IsKeyword("orientation")) {
+            s.R = in.GetOrientation(global, "absolute orientation");
+            CheckRotation(in, at, s.R, "absolute orientation");
+            Rr = s.R;
+        } else {
+            return;
+        }
+    }
+}
+
+void ReadConstraints(DeckInput& in, TotalJoint::Spec& spec) {
+    if (in.IsKeyword("position constraint"))
+        ReadConstraint(in, false, spec.position_active, spec.position_drive);
+    if (in.IsKeyword("orientation constraint"))
+        ReadConstraint(in, true, spec.rotation_active, spec.rotation_drive);
+    if (in.IsKeyword("orientation description"))
+        in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
+                                                  "orientation vector", "orientation matrix"});
+}
+
+std::unique_ptr<Element> Finish(std::unique_ptr<Element> e, const SourceLocation& where) {
+    e->set_where(where);
+    return e;
+}
+
+}  // namespace
+
+std::unique_ptr<Element> ReadTotalJoint(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    TotalJoint::Spec spec;
+    ReadTotalNodeSide(in, spec.a, spec.Rr_a);
+    const SourceLocation b_at = in.Where();
+    ReadTotalNodeSide(in, spec.b, spec.Rr_b);
+    if (spec.a.node == spec.b.node) in.Fail(b_at, "a total joint needs two different nodes");
+    ReadConstraints(in, spec);
+    return Finish(std::make_unique<TotalJoint>(args.label, "total joint", spec), where);
+}
+
+std::unique_ptr<Element> ReadTotalPinJoint(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    // The ground frame is side a (it defines the position frame), the node side b.
+    TotalJoint::Spec spec;
+    ReadTotalNodeSide(in, spec.b, spec.Rr_b);
+    ReadTotalGroundSide(in, spec.a, spec.Rr_a);
+    ReadConstraints(in, spec);
+    return Finish(std::make_unique<TotalJoint>(args.label, "total pin joint", spec), where);
+}
+
+std::unique_ptr<Element> ReadPrismatic(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    TotalJoint::Spec spec;
+    spec.a = ReadRotationSide(in);
+    const SourceLocation b_at = in.Where();
+    spec.b = ReadRotationSide(in);
+    if (spec.a.node == spec.b.node) in.Fail(b_at, "a prismatic joint needs two different nodes");
+    spec.Rr_a = spec.a.R;
+    spec.Rr_b = spec.b.R;
+    for (bool& r : spec.rotation_active) r = true;
+    return Finish(std::make_unique<TotalJoint>(args.label, "prismatic", spec), where);
+}
+
+std::unique_ptr<Element> ReadDriveHinge(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    TotalJoint::Spec spec;
+    spec.a = ReadRotationSide(in);
+    const SourceLocation b_at = in.Where();
+    spec.b = ReadRotationSide(in);
+    if (spec.a.node == spec.b.node) in.Fail(b_at, "a drive hinge needs two different nodes");
+    spec.Rr_a = spec.a.R;
+    spec.Rr_b = spec.b.R;
+    for (bool& r : spec.rotation_active) r = true;
+    if (!in.HasArg()) in.Fail(in.Where(), "drive hinge: missing the imposed rotation drive");
+    spec.rotation_drive = JointVec3Drive::Read(in, "imposed relative rotation");
+    return Finish(std::make_unique<TotalJoint>(args.label, "drive hinge", spec), where);
+}
+
+}  // namespace mbstep::joints

@@ -1,0 +1,75 @@
+// mbstep — total joint, total pin joint, prismatic and drive hinge: any subset of the relative
+// position and orientation components constrained, optionally prescribed by drives.
+//
+// Summary: holonomic position-level constraints (rheonomic with drives), index-3 DAE;
+// phi_v = 0, C = 0; up to 6 multipliers: lambda_i [N] of the position rows, mu_i [N m] of the
+// orientation rows. Side a (node 1; the ground for the pin) gives the reference frames:
+// position frame Rp_a = R_a Rhp_a, rotation frames Rr_a = R_a Rhr_a, Rr_b = R_b Rhr_b; joint
+// points P_a = x_a + R_a f_a, P_b = x_b + R_b f_b; d = P_b - P_a.
+//
+//   (1) position rows      phi_i = (Rp_a e_i) . d - s_i(t)           active components i
+//   (2) imposed rotation   Rd(t) = exp(skew(theta(t)))              theta(t) rotation vector
+//   (3) orientation rows   phi_i = ax(Rr_a^T Rr_b Rd^T)_i            active components i
+//                          ax(E) = 1/2 vee(E - E^T) (sin-type error, zero when
+//                          Rr_b = Rr_a Rd; regular for errors below pi/2)
+// (1) are projection rows, (3) sums of dot rows (constraint_rows.hpp). Inactive components
+// have no row and transmit no load. prismatic = (3) with all three components and Rd = I
+// (relative position free); drive hinge = (3) with all three components and the drive
+// theta(t) [rad], rotation vector in frame Rr_a.
+// Units: s(t) [m], theta(t) [rad]; offsets [m].
+//
+// Deck syntax [MBDyn input manual, sections "Total joint", "Total pin joint", "Prismatic",
+// "Drive hinge", manual/input/joints.tex]:
+//   joint: <label>, total joint,
+//       <node a> [, position, <f_a>] [, position orientation, <Rhp_a>]
+//                [, rotation orientation, <Rhr_a>],
+//       <node b> [, position, <f_b>] [, position orientation, <Rhp_b>]
+//                [, rotation orientation, <Rhr_b>]
+//       [, position constraint, <flag> x 3, <vector drive s(t)>]
+//       [, orientation constraint, <flag> x 3, <vector drive theta(t)>] ;
+//   joint: <label>, total pin joint,
+//       <node> [, position, <f>] [, position orientation, <Rhp>] [, rotation orientation, <Rhr>]
+//       [, position, <X>] [, position orientation, <Rp0>] [, rotation orientation, <Rr0>]
+//       [, position constraint, ...] [, orientation constraint, ...] ;
+//   <flag> ::= active | inactive | position | rotation | 1 | 0  (velocity-level flags are
+//   refused); vector drives: joint_drive.hpp. Without a constraint statement all three
+//   components are inactive. For the pin, side a is the ground frame and side b the node.
+//   joint: <label>, prismatic, <rotation side a>, <rotation side b> ;
+//   joint: <label>, drive hinge, <rotation side a>, <rotation side b>, <vector drive theta(t)> ;
+#pragma once
+
+#include <memory>
+
+#include "constraint_rows.hpp"
+#include "joint_drive.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::joints {
+
+class TotalJoint final : public TwoSideJoint {
+  public:
+    struct Spec {
+        JointSide a, b;               ///< position sides: offsets and Rhp (ground: X, Rp0)
+        Mat3 Rr_a{Mat3::Identity()};  ///< rotation orientation of side a
+        Mat3 Rr_b{Mat3::Identity()};  ///< rotation orientation of side b
+        bool position_active[3]{false, false, false};
+        bool rotation_active[3]{false, false, false};
+        JointVec3Drive position_drive;  ///< s(t), eq. (1)
+        JointVec3Drive rotation_drive;  ///< theta(t), eq. (2)
+    };
+    TotalJoint(int label, std::string type, const Spec& spec);
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+
+  private:
+    Spec spec_;
+    int npos_{0}, nrot_{0};
+    int pos_comp_[3]{}, rot_comp_[3]{};
+    JointSide ra_, rb_;  // sides with the rotation orientations
+};
+
+std::unique_ptr<Element> ReadTotalJoint(ElementReadArgs& args);
+std::unique_ptr<Element> ReadTotalPinJoint(ElementReadArgs& args);
+std::unique_ptr<Element> ReadPrismatic(ElementReadArgs& args);
+std::unique_ptr<Element> ReadDriveHinge(ElementReadArgs& args);
+
+}  // namespace mbstep::joints

@@ -1,0 +1,58 @@
+// mbstep — axial rotation (revolute hinge with a prescribed relative angular velocity) and
+// angular velocity (a node's angular velocity about an axis prescribed).
+//
+// Summary: velocity-level constraints (nonholonomic form of a rheonomic rotation; the angle
+// itself is not constrained and may drift by the integration error), index-2 rows, not scaled
+// by 1/(b0 h) in `cgr`. Joint frames Rj_a = R_a Rh_a, Rj_b = R_b Rh_b, u = Rj_a e_3.
+//
+//   axial rotation (6 multipliers; ConstraintLevel::kMixed):
+//   (1) rows 1-5: the revolute hinge, revolute.hpp eqs. (1)-(6)            position level
+//   (2) row 6:    phi = u . (w_b - w_a) - Omega(t) = 0                       velocity level
+//                 phi_v = [0, -u, 0, u], phi_q = [0, u x (w_b - w_a), 0, 0];
+//                 the multiplier is the torque [N m] about u applied to node a:
+//                 M_a += mu u, M_b -= mu u
+//   angular velocity (1 multiplier [N m]; ConstraintLevel::kVelocity):
+//   (3) phi = (R n) . w - Omega(t) = 0,  n a unit vector in the node frame; M = -mu R n
+// Units: Omega(t) [rad/s]. Rows (2), (3) are velocity rows of constraint_rows.hpp (3).
+// Initial angular velocities must satisfy (2), (3) (they are taken as given).
+//
+// Deck syntax [MBDyn input manual, sections "Axial rotation", "Angular velocity",
+// manual/input/joints.tex] (joint_input.hpp for the sides):
+//   joint: <label>, axial rotation, <node side a>, <node side b>, <drive Omega(t)> ;
+//   joint: <label>, angular velocity, <node>, <direction n>, <drive Omega(t)> ;
+#pragma once
+
+#include <memory>
+
+#include "constraint_rows.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::joints {
+
+class AxialRotation final : public TwoSideJoint {
+  public:
+    AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega);
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    ConstraintLevel row_level(int row) const override {
+        return row == 5 ? ConstraintLevel::kVelocity : ConstraintLevel::kPosition;
+    }
+
+  private:
+    DrivePtr omega_;
+};
+
+class AngularVelocityJoint final : public TwoSideJoint {
+  public:
+    /// b is the node side; its frame Rh column 3 is the direction n.
+    AngularVelocityJoint(int label, const JointSide& b, const Vec3& n, DrivePtr omega);
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+
+  private:
+    Vec3 n_;
+    DrivePtr omega_;
+};
+
+std::unique_ptr<Element> ReadAxialRotation(ElementReadArgs& args);
+std::unique_ptr<Element> ReadAngularVelocity(ElementReadArgs& args);
+
+}  // namespace mbstep::joints
