@@ -36,6 +36,7 @@ TEST_CASE("heavy top: order of convergence of the CoM position at t = 0.5") {
         for (double h : hs) err.push_back((RunDeck(kHeavyTop, c.method, h, 0.5).final_states[0].x - ref).norm());
         const auto p = Orders(err);
         INFO("errors ", Join(err), " orders ", Join(p));
+        MESSAGE(c.method, ": CoM errors ", Join(err), "orders ", Join(p));
         // Declared order +-0.2 on the two finest pairs (STYLE.md §8; the issue's tolerance).
         CHECK(std::abs(p[p.size() - 1] - c.order) <= 0.2);
         CHECK(std::abs(p[p.size() - 2] - c.order) <= 0.2);
@@ -54,6 +55,7 @@ TEST_CASE("heavy top: the drift of the spin about the symmetry axis converges wi
         const std::vector<double> d = {drift(m, 1e-3), drift(m, 5e-4), drift(m, 2.5e-4)};
         const auto p = Orders(d);
         INFO("drifts ", Join(d), " orders ", Join(p));
+        MESSAGE(m, ": spin drifts ", Join(d), "orders ", Join(p));
         CHECK(d[2] < d[0]);
         CHECK(p.back() >= 1.8);
     }
