@@ -35,6 +35,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -71,6 +72,11 @@ public:
     void Update(const Eigen::VectorXd& delta, double c) override;
     void AfterConvergence() override;
     void RestoreLastSolved() override;
+    void DiscardSolved(int count) override {
+        for (auto& past : past_)
+            past.erase(past.begin(), past.begin() + std::min<int>(count, int(past.size()) - 1));
+        RestoreLastSolved();
+    }
     std::string DescribeEquation(int row) const override;
     int SolveInitialDerivatives(const SolverSettings& s, double h) override;
 

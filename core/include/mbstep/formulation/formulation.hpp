@@ -88,6 +88,14 @@ public:
     virtual void AfterConvergence() = 0;
     /// Undo the effect of the last BeforePredict/AfterPredict (step rejected, retried).
     virtual void RestoreLastSolved() = 0;
+    /// Drops the `count` most recent solved points from the history (a multistage step whose
+    /// later stage failed after `count` stages had converged), then RestoreLastSolved().
+    /// Formulations that keep no history beyond y and y' may keep this default.
+    virtual void DiscardSolved(int count) {
+        if (count > 0)
+            throw RunError("formulation cannot discard solved points (multistage step retry)");
+        RestoreLastSolved();
+    }
     /// Human-readable name of equation row i: "node 3, force y", "joint 12, constraint 2".
     virtual std::string DescribeEquation(int row) const = 0;
     /// Initial derivatives phase (MBDyn DerivativeSolver): y fixed, solve for y' and
