@@ -235,3 +235,24 @@ TEST_CASE("mbstep analyze: CSV files, index, several methods and rho_inf; bad in
     ss << err.rdbuf();
     CHECK(ss.str().find("[0, 1]") != std::string::npos);
 }
+
+TEST_CASE("mbstep plugins --markdown: one row per registered integrator") {
+    const std::string exe = std::string(MBSTEP_BINARY_DIR) + "/bin/mbstep";
+    const std::string out = std::string(MBSTEP_BINARY_DIR) + "/registry_plugins_markdown.md";
+    REQUIRE(std::system((exe + " plugins --markdown > " + out).c_str()) == 0);
+    std::ifstream in(out);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    REQUIRE(lines.size() >= 2);
+    CHECK(lines[0] ==
+          "| keyword | family | steps/stages | order | rho_inf | stability | description | "
+          "reference | equations |");
+    const auto& integrators = GlobalRegistry().integrators();
+    CHECK(lines.size() == integrators.size() + 2);
+    for (const auto& d : integrators) {
+        INFO(d.name);
+        bool found = false;
+        for (const auto& l : lines) found = found || l.rfind("| `" + d.name + "` |", 0) == 0;
+        CHECK(found);
+    }
+}

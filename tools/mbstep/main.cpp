@@ -112,6 +112,8 @@ void PrintMarkdown(const Registry& r) {
                 steps = std::to_string(a.size()) + (a.size() == 1 ? " step" : " steps");
             else if (fo->implicit_stages() > 1)
                 steps = std::to_string(fo->implicit_stages()) + " implicit stages";
+            else
+                steps = "1 step";
         }
         // rho_inf: the parameter's range, or the declared value of a fixed method (tested).
         std::string rho;
