@@ -307,3 +307,50 @@ TEST_CASE("joints write one .jnt line: label, local F, M, global F, M") {
     CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-2.0, 1.0, -3.0)).norm() < 1e-12);
     CHECK((Vec3(v[7], v[8], v[9]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
 }
+
+TEST_CASE("dummy nodes: offset and relative frame follow their nodes, twists are consistent") {
+    // Base node b and reference node r move with constant twists; the dummy's velocity and
+    // angular velocity must be the time derivatives of its pose (central differences).
+    FrameState b0 = Pose(Vec3(0.3, -0.2, 1.1), ExpSO3(Vec3(0.4, -0.7, 0.2)));
+    b0.v = Vec3(0.5, 1.0, -0.3);
+    b0.w = Vec3(-0.8, 0.4, 1.3);
+    FrameState r0 = Pose(Vec3(-1.0, 0.4, 0.2), ExpSO3(Vec3(-0.3, 0.5, 0.9)));
+    r0.v = Vec3(-0.2, 0.1, 0.7);
+    r0.w = Vec3(0.6, -1.1, 0.2);
+    auto at = [](const FrameState& s, double t) {
+        FrameState m = s;
+        m.x = s.x + t * s.v;
+        m.R = ExpSO3(t * s.w) * s.R;
+        return m;
+    };
+    DummyNode offset;
+    offset.base = 0;
+    offset.f = Vec3(0.2, -0.4, 0.5);
+    offset.Rh = ExpSO3(Vec3(0.1, 0.2, -0.3));
+    DummyNode rel = offset;
+    rel.kind = DummyNode::Kind::kRelativeFrame;
+    rel.reference = 1;
+    for (const DummyNode* d : {&offset, &rel}) {
+        const double h = 1e-6;
+        const std::vector<FrameState> s0{b0, r0}, sp{at(b0, h), at(r0, h)},
+            sm{at(b0, -h), at(r0, -h)};
+        const FrameState y = d->Evaluate(s0), yp = d->Evaluate(sp), ym = d->Evaluate(sm);
+        CHECK(((yp.x - ym.x) / (2 * h) - y.v).norm() < 1e-8);
+        CHECK((LogSO3(yp.R * ym.R.transpose()) / (2 * h) - y.w).norm() < 1e-8);
+    }
+    // Offset: the point x + R f with the node's angular velocity.
+    const FrameState y = offset.Evaluate(std::vector<FrameState>{b0, r0});
+    CHECK((y.x - (b0.x + b0.R * offset.f)).norm() < kEps);
+    CHECK((y.R - b0.R * offset.Rh).norm() < kEps);
+    CHECK((y.w - b0.w).norm() < kEps);
+    // Relative frame of a node to itself: identity pose at the offset, no motion.
+    DummyNode self = rel;
+    self.reference = 0;
+    self.f = Vec3::Zero();
+    self.Rh = Mat3::Identity();
+    const FrameState z = self.Evaluate(std::vector<FrameState>{b0, r0});
+    CHECK(z.x.norm() < kEps);
+    CHECK((z.R - Mat3::Identity()).norm() < kEps);
+    CHECK(z.v.norm() < kEps);
+    CHECK(z.w.norm() < kEps);
+}

@@ -11,7 +11,7 @@ std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision)
     std::ostringstream os;
     os << std::setprecision(precision);
     constexpr double kDeg = 180.0 / M_PI;
-    Vec3 a;
+    Vec3 a = Vec3::Zero();
     switch (o) {
         case OrientationOutput::kEuler123: a = Euler123FromRotation(R) * kDeg; break;
         case OrientationOutput::kEuler313: a = Euler313FromRotation(R) * kDeg; break;

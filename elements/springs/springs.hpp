@@ -1,0 +1,96 @@
+// mbstep — spring-damper elements between two nodes (MBDyn `joint` statements): the rod (axial
+// force between two points) and the deformable hinge (couple from the relative rotation), with
+// linear elastic and linear viscoelastic constitutive laws. Force providers: no multipliers.
+//
+// Notation: node a (x_a, R_a, v_a, w_a), node b likewise; arms p = R f (f offsets in the node
+// frames [m]); d = x_b + p_b - x_a - p_a, l = |d|, n = d / l; dv = v_b + w_b x p_b - v_a -
+// w_a x p_a; spatial increments R <- exp(skew(dtheta)) R; S. = skew(.).
+//
+// Rod [N]:
+//   (1) strain e = (l - l0) / l0,  strain rate e' = (n . dv) / l0
+//   (2) tension T = EA e + C e'                       (linear elastic: C = 0)
+//   (3) f = -T g,  g = dl/dq = (-n, n x p_a, n, p_b x n)   (node a pulled towards b if T > 0)
+//   (4) K = -df/dq = g (dT/dq)^T + T H,  H = J^T P J + diag(-Sn Sp_a, Sn Sp_b) on the rotations,
+//       J = dd/dq = [-I, Sp_a, I, -Sp_b],  P = (I - n n^T) / l,
+//       dT/dq = (EA / l0) g + (C / l0) (J^T P dv + (0, (Sw_a Sp_a)^T n, 0, -(Sw_b Sp_b)^T n))
+//   (5) C = -df/dv = (C / l0) g g^T                   (dl'/dv = g)
+//   (6) potential energy V = EA (l - l0)^2 / (2 l0)
+//   Units: EA [N] (axial stiffness times the reference length per unit strain), C [N s],
+//   l0 [m] > 0.
+// Deformable hinge [N m]:
+//   (7) relative rotation theta = log(Rj_a^T Rj_b) (frame a), Rj = R Rh;
+//       relative angular velocity w_r = Rj_a^T (w_b - w_a)
+//   (8) couple m = K theta + C w_r (frame a); M_b = -Rj_a m, M_a = Rj_a m, no forces
+//   (9) d theta = Jl^-1(theta) Rj_a^T (dtheta_b - dtheta_a),
+//       Jl^-1 = I - 1/2 S theta + beta S theta^2, beta = 1/t^2 - (1 + cos t) / (2 t sin t),
+//       t = |theta| (Taylor 1/12 + t^2/720 below 1e-3): the inverse left Jacobian of SO(3)
+//  (10) -dM_b: dtheta_a -> S(Rj_a m) + Rj_a K Jl^-1 Rj_a^T - Rj_a C Rj_a^T S(w_b - w_a),
+//       dtheta_b -> -Rj_a K Jl^-1 Rj_a^T;  dw_b -> -Rj_a C Rj_a^T, dw_a -> Rj_a C Rj_a^T
+//       (these are df/dq of M_b; K = -df/dq, and M_a = -M_b)
+//  (11) potential energy V = 1/2 theta^T K theta; (8) is its gradient for an isotropic K
+//       (K theta is then parallel to theta and Jl^-T theta = theta); for an anisotropic K the
+//       couple is MBDyn's K theta, which is not exactly conservative for large rotations.
+//   Units: K [N m/rad], C [N m s/rad]; relative rotations below pi.
+//
+// Deck syntax [MBDyn input manual, sections "Rod", "Deformable hinge" and "Constitutive
+// laws", manual/input/joints.tex, manual/input/constltype.tex]:
+//   joint: <label>, rod, <node a> [, position, <f_a>], <node b> [, position, <f_b>],
+//          { <l0> | from nodes }, <1D law> ;
+//   joint: <label>, deformable hinge, <node a> [, position, <f_a>]
+//          [, { orientation | hinge }, <Rh_a>], <node b> [, position, <f_b>]
+//          [, { orientation | hinge }, <Rh_b>], <3D law> ;
+//   1D law: linear elastic, <EA> | linear viscoelastic, <EA>, { <C> | proportional, <c> }
+//   3D law: linear elastic [isotropic], <k> | linear elastic generic, <K (3x3)>
+//         | linear viscoelastic [isotropic], <k>, { <c> | proportional, <f> }
+//         | linear viscoelastic generic, <K>, { <C> | proportional, <f> }
+//   (`proportional, f` sets C = f K.)
+#pragma once
+
+#include <memory>
+
+#include "mbstep/model/element.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+namespace mbstep::springs {
+
+struct SpringSide {
+    int node{-1};
+    Vec3 offset{Vec3::Zero()};
+    Mat3 R{Mat3::Identity()};
+};
+
+class Rod final : public Element {
+  public:
+    Rod(int label, const SpringSide& a, const SpringSide& b, double l0, double EA, double C);
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    double PotentialEnergy(const ElementContext& ctx) const override;
+    bool HasReactionOutput() const override { return true; }
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    double l0() const { return l0_; }
+
+  private:
+    SpringSide a_, b_;
+    double l0_, EA_, C_;
+};
+
+class DeformableHinge final : public Element {
+  public:
+    DeformableHinge(int label, const SpringSide& a, const SpringSide& b, const Mat3& K,
+                    const Mat3& C);
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    double PotentialEnergy(const ElementContext& ctx) const override;
+    bool HasReactionOutput() const override { return true; }
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+
+  private:
+    SpringSide a_, b_;
+    Mat3 K_, C_;
+};
+
+/// eq. (9): inverse left Jacobian of SO(3) at theta.
+Mat3 InverseLeftJacobian(const Vec3& theta);
+
+std::unique_ptr<Element> ReadRod(ElementReadArgs& args);
+std::unique_ptr<Element> ReadDeformableHinge(ElementReadArgs& args);
+
+}  // namespace mbstep::springs
