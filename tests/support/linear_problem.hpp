@@ -57,6 +57,7 @@ class LinearProblem final : public FirstOrderProblem {
     }
     void AfterConvergence() override {}
     void RestoreLastSolved() override {}
+    void DiscardSolved(int) override {}  // no history beyond y, y'
     std::string DescribeEquation(int row) const override {
         return "linear equation " + std::to_string(row);
     }

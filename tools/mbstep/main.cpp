@@ -171,12 +171,20 @@ int Analyze(const std::vector<std::string>& args) {
         "max", po::value<double>()->default_value(1e3), "largest h / (n T)")(
         "output,o", po::value<std::string>(),
         "write PREFIX-<method>[-rho<R>].csv per curve and PREFIX-index.csv (default: CSV on "
-        "stdout)")("method", po::value<std::vector<std::string>>(), "method keywords");
+        "stdout)")("help,h", "this help")("method", po::value<std::vector<std::string>>(),
+                                          "method keywords");
     po::positional_options_description pos;
     pos.add("method", -1);
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << "usage: mbstep analyze METHOD... [options]\n"
+                  << "Linear analysis on x'' + w^2 x = 0 [Zhang, Masarati et al., section 4]: "
+                     "spectral radius, AD(%), PE(%) against h/(nT).\n"
+                  << opts;
+        return 0;
+    }
     if (!vm.count("method")) {
         std::cerr << "mbstep analyze: missing METHOD\n" << kUsage << opts;
         return 2;
