@@ -150,6 +150,20 @@ TEST_CASE("invalid element input stops with the location of the offending argume
          "ortho", 27},  // the deck reader or the joint rejects it
         {"joint", "spherical hinge", "joint: 1, spherical hinge, 2, null, 2, null;",
          "a spherical hinge needs two different nodes", 37},
+        {"joint", "cardano hinge", "joint: 1, cardano hinge, 2, null, 2, null;",
+         "a cardano hinge needs two different nodes", 35},
+        {"joint", "in plane", "joint: 1, in plane, 1, null, 0., 0., 0., 2;",
+         "the plane normal must be a non-zero vector", 30},
+        {"joint", "axial rotation", "joint: 1, axial rotation, 1, null, 2, null;",
+         "missing the angular velocity drive", 43},
+        {"joint", "rod", "joint: 1, rod, 1, 2, from nodes, linear elastic, -5.;",
+         "axial stiffness EA must be non-negative", 50},
+        {"joint", "total joint",
+         "joint: 1, total joint, 1, 2, position constraint, velocity, 1, 1, null;",
+         "velocity-level position constraints in total joints are not supported", 51},
+        {"joint", "angular velocity", "joint: 1, angular velocity, 2, 0., 0., 0., 1.;",
+         "the direction must be non-zero", 32},
+        {"joint", "distance", "joint: 1, distance, 1, 2;", "missing the distance drive", 25},
     };
     for (const Bad& b : cases) {
         INFO(std::string(b.snippet));
