@@ -1,6 +1,11 @@
 // mbstep-bench — per-step cost of a deck against the sparse-LU floor, measured in one run.
 //
-//   mbstep-bench [--method TEXT] [--step H] [--final-time T] [--threads N] [--repeat R] DECK...
+//   mbstep-bench [--method TEXT]... [--step H] [--final-time T] [--threads N]
+//                [--reference TEXT [--reference-divisor K]] DECK...
+//
+// Several --method options run each deck with each method. With --reference, each deck is
+// also run once with that method at h / K (default 64) and the largest final-position error
+// over the nodes is printed per method (column err).
 //
 // For each deck: runs it (no output files) and reports wall time per step, Newton iterations
 // and factorizations per step; then builds the Newton matrix of the same model at its initial
@@ -71,7 +76,9 @@ Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string method;
+    std::vector<std::string> methods;
+    std::string reference;
+    int divisor = 64;
     double h = 0, tf = 0;
     int threads = 1;
     std::vector<std::string> decks;
@@ -84,43 +91,73 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--method") method = next();
+        if (a == "--method") methods.push_back(next());
+        else if (a == "--reference") reference = next();
+        else if (a == "--reference-divisor") divisor = std::stoi(next());
         else if (a == "--step") h = std::stod(next());
         else if (a == "--final-time") tf = std::stod(next());
         else if (a == "--threads") threads = std::stoi(next());
         else if (!a.empty() && a[0] == '-') {
-            std::cerr << "usage: mbstep-bench [--method TEXT] [--step H] [--final-time T] [--threads N] DECK...\n";
+            std::cerr << "usage: mbstep-bench [--method TEXT]... [--step H] [--final-time T] [--threads N] "
+                         "[--reference TEXT [--reference-divisor K]] DECK...\n";
             return 2;
         } else decks.push_back(a);
     }
     try {
         const Registry& reg = GlobalRegistry();
-        std::printf("%-28s %8s %7s %9s %8s %8s %10s %10s %10s %9s %9s\n", "deck", "method", "nodes",
-                    "unknowns", "steps", "it/step", "us/step", "floor_us", "solve_us", "step/flr", "it/flr");
-        for (const std::string& path : decks) {
+        if (methods.empty()) methods.push_back("");
+        std::printf("%-22s %-14s %6s %8s %7s %8s %8s %10s %10s %9s %9s %10s\n", "deck", "method", "nodes",
+                    "unknowns", "steps", "failed", "it/step", "us/step", "floor_us", "step/flr", "it/flr",
+                    "err");
+        auto run = [&](const std::string& path, const std::string& method, double step,
+                       std::vector<FrameState>* final_states, RunSummary* summary) {
             Deck deck = ReadDeck(path, reg);
             if (!method.empty()) {
                 std::string name;
                 deck.integrator = MakeIntegrator(method, reg, &name);
                 deck.method_name = name;
             }
-            if (h > 0) deck.settings.time_step = h;
+            if (step > 0) deck.settings.time_step = step;
             if (tf > 0) deck.settings.final_time = tf;
-            const double hh = deck.settings.time_step;
-            Deck floor_deck = ReadDeck(path, reg);
-            const Floor fl = MeasureFloor(floor_deck, reg, hh);
             RunOptions opt;
             opt.write_output = false;
             opt.progress = false;
             opt.threads = threads;
-            const RunSummary s = Run(deck, opt, reg);
-            const double per_step = s.wall_seconds / std::max(1, s.steps);
-            const double its = double(s.iterations) / std::max(1, s.steps);
-            std::string name = path.substr(path.find_last_of('/') + 1);
-            std::printf("%-28s %8s %7zu %9d %8d %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f\n", name.c_str(),
-                        s.method.c_str(), deck.model.nodes().size(), fl.unknowns, s.steps, its, per_step * 1e6,
-                        fl.refactor_solve * 1e6, fl.solve * 1e6, per_step / fl.refactor_solve,
-                        per_step / std::max(its, 1.0) / fl.refactor_solve);
+            opt.on_step = [&](double, const Formulation& f) { *final_states = f.node_states(); };
+            *summary = Run(deck, opt, reg);
+            return deck.settings.time_step;
+        };
+        for (const std::string& path : decks) {
+            Deck floor_deck = ReadDeck(path, reg);
+            const double hh = h > 0 ? h : floor_deck.settings.time_step;
+            const Floor fl = MeasureFloor(floor_deck, reg, hh);
+            std::vector<FrameState> ref;
+            if (!reference.empty()) {
+                RunSummary rs;
+                run(path, reference, hh / divisor, &ref, &rs);
+            }
+            for (const std::string& method : methods) {
+                std::vector<FrameState> fin;
+                RunSummary s;
+                try {
+                    run(path, method, hh, &fin, &s);
+                } catch (const RunError& e) {
+                    std::printf("%-22s %-14s FAILED: %s\n", path.substr(path.find_last_of('/') + 1).c_str(),
+                                method.c_str(), e.what());
+                    continue;
+                }
+                const double per_step = s.wall_seconds / std::max(1, s.steps);
+                const double its = double(s.iterations) / std::max(1, s.steps);
+                double err = 0.0;
+                for (size_t i = 0; i < ref.size() && i < fin.size(); ++i)
+                    err = std::max(err, (fin[i].x - ref[i].x).norm());
+                const std::string name = path.substr(path.find_last_of('/') + 1);
+                std::printf("%-22s %-14s %6zu %8d %7d %8d %8.2f %10.2f %10.2f %9.2f %9.2f %10.3e\n",
+                            name.c_str(), method.empty() ? s.method.c_str() : method.c_str(),
+                            floor_deck.model.nodes().size(), fl.unknowns, s.steps, s.failed_steps, its,
+                            per_step * 1e6, fl.refactor_solve * 1e6, per_step / fl.refactor_solve,
+                            per_step / std::max(its, 1.0) / fl.refactor_solve, ref.empty() ? 0.0 : err);
+            }
         }
     } catch (const std::exception& e) {
         std::cerr << "mbstep-bench: " << e.what() << "\n";
