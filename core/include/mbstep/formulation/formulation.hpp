@@ -18,6 +18,7 @@
 namespace mbstep {
 
 class FirstOrderProblem;
+class SecondOrderProblem;
 
 /// Scalar energies and momenta of the current state (for the .csv summary and tests).
 struct Invariants {
@@ -35,6 +36,8 @@ public:
     virtual ProblemInterface interface() const = 0;
     /// The first-order DAE view, or nullptr.
     virtual FirstOrderProblem* first_order() { return nullptr; }
+    /// The second-order DAE view (formulation/second_order.hpp), or nullptr.
+    virtual SecondOrderProblem* second_order() { return nullptr; }
 
     virtual const Model& model() const = 0;
     /// Current absolute state of every node (index = model node index).
