@@ -71,7 +71,8 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         const int m = elems[e]->num_multipliers();
         if (m > ElementBlock::kMaxMultipliers ||
             static_cast<int>(elems[e]->nodes().size()) > ElementBlock::kMaxNodes)
-            throw RunError("element " + std::to_string(elems[e]->label()) + " exceeds the block size");
+            throw RunError("element " + std::to_string(elems[e]->label()) +
+                           " exceeds the block size");
         elements_[e].m = m;
         if (m > 0) {
             elements_[e].mult_offset = off;
@@ -160,7 +161,8 @@ void CgrFormulation::BuildPattern() {
         for (int a : en)  // node rows x node columns: [(a * k + b) * 6 + j]
             for (int b : en)
                 for (int j = 0; j < 6; ++j)
-                    ed.slots.push_back(PatternSlot(pattern_, nodes_[a].offset, nodes_[b].offset + j));
+                    ed.slots.push_back(
+                        PatternSlot(pattern_, nodes_[a].offset, nodes_[b].offset + j));
         for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
             for (int j = 0; j < ed.m; ++j)
                 ed.slots.push_back(PatternSlot(pattern_, nodes_[a].offset, ed.mult_offset + j));
@@ -239,17 +241,18 @@ void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
         const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
         const Vec3 S = s.R * nd.inertia.s;
         const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        r.segment<3>(o) = -yp_.segment<3>(o + 6);                                   // (1)
-        r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);            // (2)
-        r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(S);             // (3)
-        r.segment<3>(o + 9) = gamma - S.cross(s.v) - J * s.w;                       // (4)
+        r.segment<3>(o) = -yp_.segment<3>(o + 6);                        // (1)
+        r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);  // (2)
+        r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(S);  // (3)
+        r.segment<3>(o + 9) = gamma - S.cross(s.v) - J * s.w;            // (4)
     }
     // Element forces and constraints.
     const auto& elems = model_.elements();
     ForEachElementColored([&](int e, ElementBlock& b) {
         EvaluateElement(e, b, false);
         const auto& en = elems[e]->nodes();
-        for (size_t a = 0; a < en.size(); ++a) r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
+        for (size_t a = 0; a < en.size(); ++a)
+            r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
         const ElementData& ed = elements_[e];
         for (int j = 0; j < ed.m; ++j)
             r[ed.mult_offset + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
@@ -273,15 +276,15 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
         const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
         const Mat3 Sx = Skew(S);
         Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
-        B.block<3, 3>(0, 6) = -I;                                              // (1) beta'
-        B.block<3, 3>(3, 9) = -I;                                              // (2) gamma'
-        B.block<3, 3>(3, 0) = Skew(beta);                                      // (2) x'
-        B.block<3, 3>(3, 6) = -c * Skew(s.v);                                  // (2) beta
-        B.block<3, 3>(6, 6) = c * I;                                           // (3) beta
-        B.block<3, 3>(6, 0) = -nd.inertia.m * I;                               // (3) x'
+        B.block<3, 3>(0, 6) = -I;                 // (1) beta'
+        B.block<3, 3>(3, 9) = -I;                 // (2) gamma'
+        B.block<3, 3>(3, 0) = Skew(beta);         // (2) x'
+        B.block<3, 3>(3, 6) = -c * Skew(s.v);     // (2) beta
+        B.block<3, 3>(6, 6) = c * I;              // (3) beta
+        B.block<3, 3>(6, 0) = -nd.inertia.m * I;  // (3) x'
         B.block<3, 3>(6, 3) = Sx * nd.G + c * (Sx * nd.Omega + Skew(s.w) * Sx * nd.G);  // (3) g', g
-        B.block<3, 3>(9, 9) = c * I;                                           // (4) gamma
-        B.block<3, 3>(9, 0) = -Sx;                                             // (4) x'
+        B.block<3, 3>(9, 9) = c * I;                                                    // (4) gamma
+        B.block<3, 3>(9, 0) = -Sx;                                                      // (4) x'
         B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
                                                J * Skew(s.w) * nd.G - J * nd.Omega);  // (4) g', g
         AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
@@ -313,14 +316,16 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                     for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
                 }
             const int* cslots = lslots + k * ed.m;
-            Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(ed.m, 6);
+            Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(ed.m,
+                                                                                             6);
             for (int bb = 0; bb < k; ++bb) {
                 const NodeData& nb = nodes_[en[bb]];
                 const auto Pq = b.phi_q.middleCols<6>(6 * bb);
                 const auto Pv = b.phi_v.middleCols<6>(6 * bb);
                 cb.leftCols<3>() = -(Pv.leftCols<3>() + c * Pq.leftCols<3>());
-                cb.rightCols<3>() = -(Pv.rightCols<3>() * nb.G +
-                                      c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
+                cb.rightCols<3>() =
+                    -(Pv.rightCols<3>() * nb.G +
+                      c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
                 for (int j = 0; j < ed.m; ++j) cb.row(j) *= RowScale(*elems[e], j, c);
                 AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
             }
@@ -340,8 +345,8 @@ void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
     states_dirty_ = true;
 }
 
-void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh, std::vector<Eigen::VectorXd>& yph,
-                                   int chart) {
+void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
+                                   std::vector<Eigen::VectorXd>& yph, int chart) {
     // MBDyn's variant re-references every point to the last solved one.
     if (rereference_at_prediction_) chart = 0;
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -405,10 +410,10 @@ void CgrFormulation::RestoreLastSolved() {
 }
 
 std::string CgrFormulation::DescribeEquation(int row) const {
-    static const char* kNodeRows[12] = {"force x",    "force y",    "force z",    "moment x",
-                                        "moment y",   "moment z",   "momentum x", "momentum y",
-                                        "momentum z", "momentum moment x", "momentum moment y",
-                                        "momentum moment z"};
+    static const char* kNodeRows[12] = {
+        "force x",    "force y",           "force z",           "moment x",
+        "moment y",   "moment z",          "momentum x",        "momentum y",
+        "momentum z", "momentum moment x", "momentum moment y", "momentum moment z"};
     std::ostringstream os;
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const int k = nodes_[i].dynamic ? kDynamicDofs : kStaticDofs;
@@ -441,22 +446,24 @@ Invariants CgrFormulation::ComputeInvariants() const {
         const Vec3 S = s.R * nd.inertia.s;
         const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
         const Vec3 p = nd.inertia.m * s.v + s.w.cross(S);
-        inv.kinetic += 0.5 * nd.inertia.m * s.v.squaredNorm() + s.v.dot(s.w.cross(S)) +
-                       0.5 * s.w.dot(J * s.w);
+        inv.kinetic +=
+            0.5 * nd.inertia.m * s.v.squaredNorm() + s.v.dot(s.w.cross(S)) + 0.5 * s.w.dot(J * s.w);
         inv.momentum += p;
         inv.angular_momentum += s.x.cross(p) + S.cross(s.v) + J * s.w;
     }
     const auto& elems = model_.elements();
     ElementBlock& b = scratch_.local();
     for (size_t e = 0; e < elems.size(); ++e) {
-        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(static_cast<int>(e)),
+        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e],
+                           multipliers(static_cast<int>(e)),
                            model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
         inv.potential += elems[e]->PotentialEnergy(ctx);
         if (elements_[e].m > 0) {
             EvaluateElement(static_cast<int>(e), b, false);
             for (int j = 0; j < elements_[e].m; ++j)
                 if (elems[e]->row_level(j) == ConstraintLevel::kPosition)
-                    inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
+                    inv.constraint_violation =
+                        std::max(inv.constraint_violation, std::abs(b.phi[j]));
         }
     }
     return inv;
@@ -520,7 +527,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             rhs.segment<6>(6 * en[a]) += b.f.segment<6>(6 * a);
             for (int r = 0; r < 6; ++r)
                 for (int j = 0; j < m; ++j)
-                    if (b.L(6 * a + r, j) != 0.0) trip.emplace_back(6 * en[a] + r, moff[e] + j, -b.L(6 * a + r, j));
+                    if (b.L(6 * a + r, j) != 0.0)
+                        trip.emplace_back(6 * en[a] + r, moff[e] + j, -b.L(6 * a + r, j));
         }
         if (m == 0) continue;
         // Velocity-level rows differentiate once (phi_v), position-level rows twice (phi_q).
@@ -534,7 +542,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             const auto& G = velocity_row[j] ? b.phi_v : b.phi_q;
             for (int a = 0; a < k; ++a)
                 for (int c = 0; c < 6; ++c)
-                    if (G(j, 6 * a + c) != 0.0) trip.emplace_back(moff[e] + j, 6 * en[a] + c, G(j, 6 * a + c));
+                    if (G(j, 6 * a + c) != 0.0)
+                        trip.emplace_back(moff[e] + j, 6 * en[a] + c, G(j, 6 * a + c));
         }
         // psi(tau) = phi_q v + phi_t along the constant-twist motion.
         std::vector<FrameState> moved(k);
@@ -599,10 +608,13 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
         const Vec3 a = sol.segment<3>(6 * i), alpha = sol.segment<3>(6 * i + 3);
         yp_.segment<3>(nd.offset + 6) = nd.inertia.m * a + alpha.cross(S) + s.w.cross(s.w.cross(S));
-        yp_.segment<3>(nd.offset + 9) = s.w.cross(S).cross(s.v) + S.cross(a) + J * alpha + s.w.cross(J * s.w);
+        yp_.segment<3>(nd.offset + 9) =
+            s.w.cross(S).cross(s.v) + S.cross(a) + J * alpha + s.w.cross(J * s.w);
     }
     for (size_t e = 0; e < elems.size(); ++e)
-        if (elements_[e].m > 0) y_.segment(elements_[e].mult_offset, elements_[e].m) = sol.segment(moff[e], elements_[e].m);
+        if (elements_[e].m > 0)
+            y_.segment(elements_[e].mult_offset, elements_[e].m) =
+                sol.segment(moff[e], elements_[e].m);
     states_dirty_ = true;
     return 1;
 }

@@ -44,7 +44,7 @@
 namespace mbstep::cgr {
 
 class CgrFormulation final : public Formulation, public FirstOrderProblem {
-public:
+  public:
     /// rereference_at_prediction: MBDyn's variant (`mbdyn cgr`), see AfterPredict.
     explicit CgrFormulation(const Model& model, bool rereference_at_prediction = false);
 
@@ -83,11 +83,11 @@ public:
     /// Offset of node i's dofs (tests).
     int node_offset(int i) const { return nodes_[i].offset; }
 
-private:
+  private:
     struct NodeData {
         int offset{0};
         bool dynamic{false};
-        NodeInertia inertia;      // node frame
+        NodeInertia inertia;  // node frame
         Mat3 R_ref{Mat3::Identity()};
         Vec3 w_ref{Vec3::Zero()};
         // Per evaluation (after ComputeStates): maps of the rotation parameters.

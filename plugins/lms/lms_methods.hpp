@@ -15,8 +15,8 @@
 //     b0 = (delta/alpha + alpha/2)/alpha, b1 = (beta/2 + alpha/2 - delta/alpha (1 + alpha))/alpha,
 //     b2 = (beta/2 + delta)/alpha         (MBDyn's b_j are per h_{k-1}; ours per h_k)
 //   ms3 (constant step) [Zhang et al. ref. 36], D = rho^2 - 5 rho + 10, B = (1 + rho) D:
-//     a1 = 3 (2 rho^2 - 9 rho + 5)/D, a2 = -3 (5 rho^2 - 9 rho + 2)/D, a3 = (10 rho^2 - 5 rho + 1)/D
-//     b_j = 6 C(3, j) rho^j / B            (sigma(z) = b0 (z + rho)^3)
+//     a1 = 3 (2 rho^2 - 9 rho + 5)/D, a2 = -3 (5 rho^2 - 9 rho + 2)/D, a3 = (10 rho^2 - 5 rho +
+//     1)/D b_j = 6 C(3, j) rho^j / B            (sigma(z) = b0 (z + rho)^3)
 //   ms4 (constant step), D = -rho^3 + 7 rho^2 - 21 rho + 35, B = (1 + rho) D:
 //     a1 = 4 (-2 rho^3 + 13 rho^2 - 35 rho + 14)/D, a2 = -4 (1 - rho)(7 rho^2 - 34 rho + 7)/D,
 //     a3 = -4 (14 rho^3 - 35 rho^2 + 13 rho - 2)/D, a4 = (35 rho^3 - 21 rho^2 + 7 rho - 1)/D
@@ -36,22 +36,22 @@
 namespace mbstep::lms {
 
 class ImplicitEuler final : public StepN<1> {
-public:
+  public:
     std::string name() const override { return "implicit euler"; }
     int order() const override { return 1; }
 
-protected:
+  protected:
     Coefficients DoCoefficients(double, double) const override { return {{1.0}, {1.0, 0.0}}; }
     PredictorKind DoPredictor() const override { return PredictorKind::kConstant; }
     bool DoSupportsVariableStep() const override { return true; }
 };
 
 class CrankNicolson final : public StepN<1> {
-public:
+  public:
     std::string name() const override { return "crank nicolson"; }
     int order() const override { return 2; }
 
-protected:
+  protected:
     Coefficients DoCoefficients(double, double) const override { return {{1.0}, {0.5, 0.5}}; }
     PredictorKind DoPredictor() const override { return PredictorKind::kConstant; }
     bool DoSupportsVariableStep() const override { return true; }
@@ -60,43 +60,43 @@ protected:
 /// Base for the tunable methods: rho_inf is a drive.
 template <int N>
 class Tunable : public StepN<N> {
-public:
+  public:
     Tunable(std::string name, RhoParameter rho, RhoParameter alg)
         : name_(std::move(name)), rho_(std::move(rho)), alg_(std::move(alg)) {}
     std::string name() const override { return name_; }
     int order() const override { return 2; }
     bool tunable() const override { return true; }
 
-protected:
+  protected:
     double DoRho(double t) const override { return rho_.At(t); }
 
-private:
+  private:
     std::string name_;
     RhoParameter rho_, alg_;
 };
 
 class Ms2 final : public Tunable<2> {
-public:
+  public:
     using Tunable<2>::Tunable;
 
-protected:
+  protected:
     Coefficients DoCoefficients(double alpha, double rho) const override;
     bool DoSupportsVariableStep() const override { return true; }
 };
 
 class Ms3 final : public Tunable<3> {
-public:
+  public:
     using Tunable<3>::Tunable;
 
-protected:
+  protected:
     Coefficients DoCoefficients(double alpha, double rho) const override;
 };
 
 class Ms4 final : public Tunable<4> {
-public:
+  public:
     using Tunable<4>::Tunable;
 
-protected:
+  protected:
     Coefficients DoCoefficients(double alpha, double rho) const override;
 };
 

@@ -54,18 +54,20 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
                    Tunable<lms::Ms3>("ms3")));
     r.Add(Describe("ms4", "LMS4: 4-step, order 2, tunable rho_inf (constant step)", "2", kRho,
                    Tunable<lms::Ms4>("ms4")));
-    r.Add(Describe("bdf", "BDF [, order, 1|2]: order 2 = ms2 with rho_inf 0, order 1 = implicit euler",
-                   "2", {{"order", "2", "1 or 2"}}, [](DeckInput& in) -> std::unique_ptr<Integrator> {
-                       long order = 2;
-                       if (in.IsKeyword("order")) {
-                           const SourceLocation where = in.Where();
-                           order = in.GetInt("bdf order");
-                           if (order != 1 && order != 2)
-                               in.Fail(where, "bdf order must be 1 or 2, got " + std::to_string(order));
-                       }
-                       if (order == 1) return std::make_unique<lms::ImplicitEuler>();
-                       return std::make_unique<lms::Ms2>("bdf", RhoParameter(std::make_shared<ConstDrive>(0.0)),
-                                                         RhoParameter(std::make_shared<ConstDrive>(0.0)));
-                   }));
+    r.Add(Describe(
+        "bdf", "BDF [, order, 1|2]: order 2 = ms2 with rho_inf 0, order 1 = implicit euler", "2",
+        {{"order", "2", "1 or 2"}}, [](DeckInput& in) -> std::unique_ptr<Integrator> {
+            long order = 2;
+            if (in.IsKeyword("order")) {
+                const SourceLocation where = in.Where();
+                order = in.GetInt("bdf order");
+                if (order != 1 && order != 2)
+                    in.Fail(where, "bdf order must be 1 or 2, got " + std::to_string(order));
+            }
+            if (order == 1) return std::make_unique<lms::ImplicitEuler>();
+            return std::make_unique<lms::Ms2>("bdf",
+                                              RhoParameter(std::make_shared<ConstDrive>(0.0)),
+                                              RhoParameter(std::make_shared<ConstDrive>(0.0)));
+        }));
     return 0;
 }

@@ -49,7 +49,8 @@ Model MakeModel(std::mt19937& rng) {
     m.AddElement(std::make_unique<FunctionElement>(
         20, std::vector<int>{0, 1}, [=](const FunctionElement::States& s, double t) {
             const Vec3 pa = s[0].x + s[0].R * oa, pb = s[1].x + s[1].R * ob;
-            const Vec3 va = s[0].v + s[0].w.cross(s[0].R * oa), vb = s[1].v + s[1].w.cross(s[1].R * ob);
+            const Vec3 va = s[0].v + s[0].w.cross(s[0].R * oa),
+                       vb = s[1].v + s[1].w.cross(s[1].R * ob);
             const Vec3 F = -30.0 * (pa - pb) - 2.0 * (va - vb) + Vec3(0, 0, std::sin(t));
             Eigen::VectorXd f(12);
             f << F, (s[0].R * oa).cross(F), -F, -(s[1].R * ob).cross(F);
@@ -81,7 +82,8 @@ Model MakeModel(std::mt19937& rng) {
             phi << (s[0].R.col(2)).dot(s[0].w) - 0.3 * t;
             return phi;
         },
-        ConstraintLevel::kVelocity, [=](const FunctionElement::States& s, double) {
+        ConstraintLevel::kVelocity,
+        [=](const FunctionElement::States& s, double) {
             Eigen::MatrixXd W = Eigen::MatrixXd::Zero(1, 6);
             W.block<1, 3>(0, 3) = s[0].R.col(2).transpose();
             return W;
@@ -161,16 +163,19 @@ TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0")
     in.m = 3.0;
     in.J = Vec3(0.2, 0.3, 0.4).asDiagonal();
     model.AddElement(std::make_unique<test::InertiaElement>(1, 0, in));
-    model.AddElement(std::make_unique<FunctionElement>(
-        2, std::vector<int>{0}, [](const FunctionElement::States&, double) {
-            Eigen::VectorXd f(6);
-            f << 0.0, 0.0, -29.43, 0.1, 0.0, 0.0;
-            return f;
-        }));
+    model.AddElement(std::make_unique<FunctionElement>(2, std::vector<int>{0},
+                                                       [](const FunctionElement::States&, double) {
+                                                           Eigen::VectorXd f(6);
+                                                           f << 0.0, 0.0, -29.43, 0.1, 0.0, 0.0;
+                                                           return f;
+                                                       }));
     model.AddElement(std::make_unique<FunctionElement>(
         3, std::vector<int>{0}, nullptr, 3,
-        [o](const FunctionElement::States& s, double) { return Eigen::VectorXd(s[0].x + s[0].R * o); },
-        ConstraintLevel::kPosition, [o](const FunctionElement::States& s, double) {
+        [o](const FunctionElement::States& s, double) {
+            return Eigen::VectorXd(s[0].x + s[0].R * o);
+        },
+        ConstraintLevel::kPosition,
+        [o](const FunctionElement::States& s, double) {
             Eigen::MatrixXd W(3, 6);
             W << Mat3::Identity(), -Skew(s[0].R * o);
             return W;

@@ -64,14 +64,18 @@ TEST_CASE("every multistep method: order conditions and spectral radii") {
             std::vector<double> rc{1.0};
             for (double aj : ra) rc.push_back(-aj);
             auto roots = PolynomialRoots(rc);
-            std::sort(roots.begin(), roots.end(), [](auto x, auto y) { return std::abs(x) > std::abs(y); });
+            std::sort(roots.begin(), roots.end(),
+                      [](auto x, auto y) { return std::abs(x) > std::abs(y); });
             CHECK(std::abs(roots[0] - 1.0) < 1e-9);
             if (roots.size() > 1) CHECK(std::abs(roots[1]) < 1.0 - 1e-3);
-            // sigma(z) = sum b_j z^(N-j): its roots are the amplification factors at h lambda -> -inf.
+            // sigma(z) = sum b_j z^(N-j): its roots are the amplification factors at h lambda ->
+            // -inf.
             const double rinf = MaxRoot(b);
             const double expected = tunable ? rho : (d.name == "crank nicolson" ? 1.0 : 0.0);
             // Triple/quadruple roots at -rho are found to ~eps^(1/4): tolerance 1e-3 there.
-            CHECK(rinf == doctest::Approx(expected).epsilon(a.size() > 2 ? 2e-4 : a.size() == 2 ? 1e-6 : 1e-8));
+            CHECK(rinf == doctest::Approx(expected).epsilon(a.size() > 2    ? 2e-4
+                                                            : a.size() == 2 ? 1e-6
+                                                                            : 1e-8));
             if (!tunable) break;
         }
     }
@@ -109,7 +113,8 @@ TEST_CASE("at rho_inf = 1 the tunable LMS reduce to the trapezoidal rule") {
     for (std::string m : {"ms2", "ms3", "ms4"}) {
         auto integ = MakeIntegrator(m + ", 1", reg);
         std::vector<double> a, b;
-        REQUIRE(dynamic_cast<FirstOrderIntegrator*>(integ.get())->MultistepCoefficients(1.0, 1.0, a, b));
+        REQUIRE(dynamic_cast<FirstOrderIntegrator*>(integ.get())
+                    ->MultistepCoefficients(1.0, 1.0, a, b));
         ReduceMultistep(a, b);
         INFO(m);
         CHECK(a[0] == doctest::Approx(1.0));

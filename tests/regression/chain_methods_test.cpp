@@ -16,10 +16,12 @@ TEST_CASE("100-link chain, 1 s at h = 1e-3: every SingleStep and StageN method, 
     const auto dir = std::filesystem::temp_directory_path() / "mbstep_chain_methods";
     std::filesystem::create_directories(dir);
     const std::string deck = (dir / "chain100.mbd").string();
-    const std::string cmd = "python3 " + SourcePath("examples/n-link-chain/generate.py") + " 100 > " + deck;
+    const std::string cmd =
+        "python3 " + SourcePath("examples/n-link-chain/generate.py") + " 100 > " + deck;
     REQUIRE(std::system(cmd.c_str()) == 0);
     std::vector<std::string> methods;
-    for (std::string m : {"ss2", "ss3", "ss4", "Bathe", "msstc3", "msstc4", "msstc5", "mssth3", "mssth4", "mssth5"})
+    for (std::string m :
+         {"ss2", "ss3", "ss4", "Bathe", "msstc3", "msstc4", "msstc5", "mssth3", "mssth4", "mssth5"})
         for (std::string rho : {"0", "0.6"}) methods.push_back(m + ", " + rho);
     for (std::string m : {"DIRK33", "DIRK43", "DIRK54"}) methods.push_back(m);
     const Registry& reg = GlobalRegistry();

@@ -35,7 +35,8 @@ TEST_CASE("mbstep run writes MBDyn-layout files under -o and honours --method/--
     const std::string prefix = (dir / "top").string();
     REQUIRE(Shell(kExe + " run " + deck + " -o " + prefix + " --method ms3 --rho 0.6 --quiet > " +
                   (dir / "stdout.txt").string() + " 2>&1") == 0);
-    for (const char* ext : {".mov", ".out", ".log", ".csv", ".jnt"}) CHECK(fs::exists(prefix + ext));
+    for (const char* ext : {".mov", ".out", ".log", ".csv", ".jnt"})
+        CHECK(fs::exists(prefix + ext));
     const std::string out = Slurp(dir / "stdout.txt");
     CHECK(out.find("2000 steps") != std::string::npos);
     CHECK(out.find("ms3") != std::string::npos);
@@ -60,16 +61,18 @@ TEST_CASE("a deck that fails to read exits non-zero, says where, and writes noth
     const fs::path dir = fs::temp_directory_path() / "mbstep_cli_bad";
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::ofstream(dir / "bad.mbd") << "begin: data;\n  problem: initial value;\nend: data;\n"
-                                      "begin: initial value;\n  final time: 1.;\n  time step: abc;\n"
-                                      "end: initial value;\n";
+    std::ofstream(dir / "bad.mbd")
+        << "begin: data;\n  problem: initial value;\nend: data;\n"
+           "begin: initial value;\n  final time: 1.;\n  time step: abc;\n"
+           "end: initial value;\n";
     const std::string err = (dir / "err.txt").string();
     CHECK(Shell(kExe + " run " + (dir / "bad.mbd").string() + " 2> " + err) == 1);
     const std::string msg = Slurp(err);
     INFO(msg);
     CHECK(msg.find("bad.mbd:6:") != std::string::npos);
     int files = 0;
-    for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() != ".mbd" && e.path().extension() != ".txt";
+    for (const auto& e : fs::directory_iterator(dir))
+        files += e.path().extension() != ".mbd" && e.path().extension() != ".txt";
     CHECK(files == 0);
     CHECK(Shell(kExe + " run " + SourcePath("examples/heavy-top/heavy-top.mbd") +
                 " --method 'no such method' -o " + (dir / "x").string() + " 2> " + err) == 1);
@@ -85,13 +88,15 @@ TEST_CASE("mbstep plugins lists every kind, and MBSTEP_PLUGIN_PATH errors name t
     fs::create_directories(dir);
     REQUIRE(Shell(kExe + " plugins > " + (dir / "p.txt").string()) == 0);
     const std::string p = Slurp(dir / "p.txt");
-    for (const char* s : {"formulation  cgr", "integrator   ms3", "element      joint: spherical hinge",
-                          "element      body", "drive        "})
+    for (const char* s :
+         {"formulation  cgr", "integrator   ms3", "element      joint: spherical hinge",
+          "element      body", "drive        "})
         CHECK(p.find(s) != std::string::npos);
     fs::create_directories(dir / "extra");
     std::ofstream(dir / "extra" / "libbroken.so") << "garbage";
     const std::string err = (dir / "err.txt").string();
-    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + (dir / "extra").string() + " " + kExe + " plugins > /dev/null 2> " + err) == 1);
+    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + (dir / "extra").string() + " " + kExe +
+                " plugins > /dev/null 2> " + err) == 1);
     CHECK(Slurp(err).find("libbroken.so") != std::string::npos);
     fs::remove_all(dir);
 }

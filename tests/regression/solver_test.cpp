@@ -33,8 +33,8 @@ TEST_CASE("modified Newton reuses factorizations and converges to the same solut
         s.modified_newton = true;
         s.modified_newton_iterations = 10;
     });
-    INFO("full: ", full.s.iterations, " it, ", full.s.factorizations, " fact; modified: ", mod.s.iterations,
-         " it, ", mod.s.factorizations, " fact");
+    INFO("full: ", full.s.iterations, " it, ", full.s.factorizations,
+         " fact; modified: ", mod.s.iterations, " it, ", mod.s.factorizations, " fact");
     CHECK(full.s.factorizations == full.s.iterations);
     CHECK(mod.s.factorizations < mod.s.iterations / 2);
     // Both stop at residual 1e-8: the positions agree to the Newton tolerance's effect.

@@ -23,9 +23,9 @@ TEST_CASE("heavy top: order of convergence of the CoM position at t = 0.5") {
         std::string method;
         int order;
     };
-    const std::vector<Case> cases = {{"crank nicolson", 2}, {"ms, 0.6", 2}, {"ms, 0", 2},
-                                     {"ms3, 0.6", 2},      {"ms3, 0", 2},  {"ms4, 0.6", 2},
-                                     {"ms4, 0", 2},        {"implicit euler", 1}};
+    const std::vector<Case> cases = {{"crank nicolson", 2}, {"ms, 0.6", 2},       {"ms, 0", 2},
+                                     {"ms3, 0.6", 2},       {"ms3, 0", 2},        {"ms4, 0.6", 2},
+                                     {"ms4, 0", 2},         {"implicit euler", 1}};
     // Steps in the asymptotic range of this problem (0.3 to 0.04 rad of spin per step);
     // the reference is the same method at the smallest step / 64, as the issue asks.
     const std::vector<double> hs = {2e-3, 1e-3, 5e-4, 2.5e-4};
@@ -33,7 +33,8 @@ TEST_CASE("heavy top: order of convergence of the CoM position at t = 0.5") {
         INFO(c.method);
         const Vec3 ref = RunDeck(kHeavyTop, c.method, hs.back() / 64, 0.5).final_states[0].x;
         std::vector<double> err;
-        for (double h : hs) err.push_back((RunDeck(kHeavyTop, c.method, h, 0.5).final_states[0].x - ref).norm());
+        for (double h : hs)
+            err.push_back((RunDeck(kHeavyTop, c.method, h, 0.5).final_states[0].x - ref).norm());
         const auto p = Orders(err);
         INFO("errors ", Join(err), " orders ", Join(p));
         MESSAGE(c.method, ": CoM errors ", Join(err), "orders ", Join(p));
@@ -119,8 +120,9 @@ TEST_CASE("double pendulum against the independent planar reference") {
     struct Row {
         double t, y1, z1, y2, z2;
     };
-    const Row rows[] = {{0.5, 1.861760615334187, -0.7306486236149828, 3.9310473174387717, -2.4395267312007594},
-                        {1.0, 0.16807258586696044, -1.992925388939584, 1.3129965652368978, -4.19976981632898}};
+    const Row rows[] = {
+        {0.5, 1.861760615334187, -0.7306486236149828, 3.9310473174387717, -2.4395267312007594},
+        {1.0, 0.16807258586696044, -1.992925388939584, 1.3129965652368978, -4.19976981632898}};
     for (const Row& row : rows) {
         const auto s = RunDeck(kDoublePendulum, "ms, 0.6", 1e-4, row.t).final_states;
         INFO("t = ", row.t);
@@ -182,6 +184,7 @@ TEST_CASE("a diverging Newton loop names time, step and worst equation") {
         INFO(msg);
         CHECK(msg.find("step 1") != std::string::npos);
         CHECK(msg.find("t = 0.001") != std::string::npos);
-        CHECK((msg.find("structural node 1") != std::string::npos || msg.find("joint 1") != std::string::npos));
+        CHECK((msg.find("structural node 1") != std::string::npos ||
+               msg.find("joint 1") != std::string::npos));
     }
 }

@@ -17,7 +17,9 @@
 
 namespace mbstep::test {
 
-inline std::string SourcePath(const std::string& rel) { return std::string(MBSTEP_SOURCE_DIR) + "/" + rel; }
+inline std::string SourcePath(const std::string& rel) {
+    return std::string(MBSTEP_SOURCE_DIR) + "/" + rel;
+}
 
 struct RunResult {
     std::vector<FrameState> final_states;
@@ -26,7 +28,8 @@ struct RunResult {
 
 /// Runs `deck` (path) with method text `method` ("" keeps the deck's), step h and final time tf
 /// (<= 0 keeps the deck's); on_step is called after every step.
-inline RunResult RunDeck(const std::string& deck_path, const std::string& method, double h, double tf,
+inline RunResult RunDeck(const std::string& deck_path, const std::string& method, double h,
+                         double tf,
                          std::function<void(double, const Formulation&)> on_step = nullptr,
                          int threads = 1) {
     const Registry& reg = GlobalRegistry();

@@ -11,7 +11,7 @@ namespace mbstep::test {
 
 /// Attaches constant inertia to one node; no forces.
 class InertiaElement final : public Element {
-public:
+  public:
     InertiaElement(int label, int node, NodeInertia in) : Element(label, "test inertia"), in_(in) {
         nodes_ = {node};
     }
@@ -19,7 +19,7 @@ public:
     bool HasContribution() const override { return false; }
     void Evaluate(const ElementContext&, ElementBlock&) const override {}
 
-private:
+  private:
     NodeInertia in_;
 };
 
@@ -28,7 +28,7 @@ private:
 /// central differences with step 1e-7 (accurate to ~1e-8 relative); give W analytically
 /// (JacFn) when the geometric stiffness (a derivative of W) must be accurate.
 class FunctionElement final : public Element {
-public:
+  public:
     using States = std::vector<FrameState>;
     using ForceFn = std::function<Eigen::VectorXd(const States&, double)>;
     using PhiFn = std::function<Eigen::VectorXd(const States&, double)>;
@@ -46,7 +46,9 @@ public:
         nodes_ = std::move(nodes);
     }
     int num_multipliers() const override { return m_; }
-    ConstraintLevel constraint_level() const override { return m_ ? level_ : ConstraintLevel::kNone; }
+    ConstraintLevel constraint_level() const override {
+        return m_ ? level_ : ConstraintLevel::kNone;
+    }
 
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override {
         const int k = static_cast<int>(nodes_.size());
@@ -76,12 +78,16 @@ public:
                 Eigen::VectorXd pp, pm;
                 const Eigen::VectorXd df = (total(sp, &pp) - total(sm, &pm)) / (2 * e);
                 const int col = 6 * a + (c % 6);
-                if (c < 6) out.K.col(col) = -df;
-                else out.C.col(col) = -df;
+                if (c < 6)
+                    out.K.col(col) = -df;
+                else
+                    out.C.col(col) = -df;
                 if (m_) {
                     const Eigen::VectorXd dphi = (pp - pm) / (2 * e);
-                    if (c < 6) out.phi_q.col(col) = dphi;
-                    else out.phi_v.col(col) = dphi;
+                    if (c < 6)
+                        out.phi_q.col(col) = dphi;
+                    else
+                        out.phi_v.col(col) = dphi;
                 }
             }
         if (m_) {
@@ -94,13 +100,17 @@ public:
 
     /// Perturbs component c: 0-2 x, 3-5 spatial rotation, 6-8 v, 9-11 w.
     static void Perturb(FrameState& s, int c, double e) {
-        if (c < 3) s.x[c] += e;
-        else if (c < 6) s.R = ExpSO3(Vec3::Unit(c - 3) * e) * s.R;
-        else if (c < 9) s.v[c - 6] += e;
-        else s.w[c - 9] += e;
+        if (c < 3)
+            s.x[c] += e;
+        else if (c < 6)
+            s.R = ExpSO3(Vec3::Unit(c - 3) * e) * s.R;
+        else if (c < 9)
+            s.v[c - 6] += e;
+        else
+            s.w[c - 9] += e;
     }
 
-private:
+  private:
     Eigen::MatrixXd Jac(const States& s, double t, bool velocity) const {
         if (w_) return w_(s, t);
         const int k = static_cast<int>(s.size());

@@ -1,9 +1,9 @@
 // Element colouring and pattern slots.
+#include "mbstep/assembly/assembly.hpp"
+
 #include <doctest/doctest.h>
 
 #include <set>
-
-#include "mbstep/assembly/assembly.hpp"
 
 using namespace mbstep;
 

@@ -57,6 +57,7 @@ TEST_CASE("the built-in plugin directory is found without environment variables"
     CHECK(reg.FindIntegrator("ms3") != nullptr);
     CHECK(reg.FindElement("joint", "spherical hinge") != nullptr);
     bool found = false;
-    for (const auto& d : PluginSearchPath()) found = found || d.find("lib/mbstep") != std::string::npos;
+    for (const auto& d : PluginSearchPath())
+        found = found || d.find("lib/mbstep") != std::string::npos;
     CHECK(found);
 }

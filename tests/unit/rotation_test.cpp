@@ -1,9 +1,9 @@
 // CGR map, its inverse and G(g) against finite differences and the exponential map.
+#include "mbstep/math/rotation.hpp"
+
 #include <doctest/doctest.h>
 
 #include <random>
-
-#include "mbstep/math/rotation.hpp"
 
 using namespace mbstep;
 

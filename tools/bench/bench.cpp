@@ -36,8 +36,9 @@ struct Floor {
 };
 
 Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
-    auto f = reg.FindFormulation(deck.settings.formulation.empty() ? "cgr" : deck.settings.formulation)
-                 ->make(deck.model);
+    auto f =
+        reg.FindFormulation(deck.settings.formulation.empty() ? "cgr" : deck.settings.formulation)
+            ->make(deck.model);
     FirstOrderProblem& p = *f->first_order();
     p.SetTime(deck.settings.initial_time);
     p.SolveInitialDerivatives(deck.settings.solver, h);
@@ -91,24 +92,32 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--method") methods.push_back(next());
-        else if (a == "--reference") reference = next();
-        else if (a == "--reference-divisor") divisor = std::stoi(next());
-        else if (a == "--step") h = std::stod(next());
-        else if (a == "--final-time") tf = std::stod(next());
-        else if (a == "--threads") threads = std::stoi(next());
+        if (a == "--method")
+            methods.push_back(next());
+        else if (a == "--reference")
+            reference = next();
+        else if (a == "--reference-divisor")
+            divisor = std::stoi(next());
+        else if (a == "--step")
+            h = std::stod(next());
+        else if (a == "--final-time")
+            tf = std::stod(next());
+        else if (a == "--threads")
+            threads = std::stoi(next());
         else if (!a.empty() && a[0] == '-') {
-            std::cerr << "usage: mbstep-bench [--method TEXT]... [--step H] [--final-time T] [--threads N] "
+            std::cerr << "usage: mbstep-bench [--method TEXT]... [--step H] [--final-time T] "
+                         "[--threads N] "
                          "[--reference TEXT [--reference-divisor K]] DECK...\n";
             return 2;
-        } else decks.push_back(a);
+        } else
+            decks.push_back(a);
     }
     try {
         const Registry& reg = GlobalRegistry();
         if (methods.empty()) methods.push_back("");
-        std::printf("%-22s %-14s %6s %8s %7s %8s %8s %10s %10s %9s %9s %10s\n", "deck", "method", "nodes",
-                    "unknowns", "steps", "failed", "it/step", "us/step", "floor_us", "step/flr", "it/flr",
-                    "err");
+        std::printf("%-22s %-14s %6s %8s %7s %8s %8s %10s %10s %9s %9s %10s\n", "deck", "method",
+                    "nodes", "unknowns", "steps", "failed", "it/step", "us/step", "floor_us",
+                    "step/flr", "it/flr", "err");
         auto run = [&](const std::string& path, const std::string& method, double step,
                        std::vector<FrameState>* final_states, RunSummary* summary) {
             Deck deck = ReadDeck(path, reg);
@@ -142,8 +151,9 @@ int main(int argc, char** argv) {
                 try {
                     run(path, method, hh, &fin, &s);
                 } catch (const RunError& e) {
-                    std::printf("%-22s %-14s FAILED: %s\n", path.substr(path.find_last_of('/') + 1).c_str(),
-                                method.c_str(), e.what());
+                    std::printf("%-22s %-14s FAILED: %s\n",
+                                path.substr(path.find_last_of('/') + 1).c_str(), method.c_str(),
+                                e.what());
                     continue;
                 }
                 const double per_step = s.wall_seconds / std::max(1, s.steps);
@@ -152,11 +162,12 @@ int main(int argc, char** argv) {
                 for (size_t i = 0; i < ref.size() && i < fin.size(); ++i)
                     err = std::max(err, (fin[i].x - ref[i].x).norm());
                 const std::string name = path.substr(path.find_last_of('/') + 1);
-                std::printf("%-22s %-14s %6zu %8d %7d %8d %8.2f %10.2f %10.2f %9.2f %9.2f %10.3e\n",
-                            name.c_str(), method.empty() ? s.method.c_str() : method.c_str(),
-                            floor_deck.model.nodes().size(), fl.unknowns, s.steps, s.failed_steps, its,
-                            per_step * 1e6, fl.refactor_solve * 1e6, per_step / fl.refactor_solve,
-                            per_step / std::max(its, 1.0) / fl.refactor_solve, ref.empty() ? 0.0 : err);
+                std::printf(
+                    "%-22s %-14s %6zu %8d %7d %8d %8.2f %10.2f %10.2f %9.2f %9.2f %10.3e\n",
+                    name.c_str(), method.empty() ? s.method.c_str() : method.c_str(),
+                    floor_deck.model.nodes().size(), fl.unknowns, s.steps, s.failed_steps, its,
+                    per_step * 1e6, fl.refactor_solve * 1e6, per_step / fl.refactor_solve,
+                    per_step / std::max(its, 1.0) / fl.refactor_solve, ref.empty() ? 0.0 : err);
             }
         }
     } catch (const std::exception& e) {

@@ -24,7 +24,7 @@ struct SourceLocation {
 
 /// Malformed or invalid input: printed as `file:line:column: message`.
 class DeckError : public std::runtime_error {
-public:
+  public:
     DeckError(SourceLocation where, const std::string& message)
         : std::runtime_error(where.ToString() + ": " + message),
           where_(std::move(where)),
@@ -32,14 +32,14 @@ public:
     const SourceLocation& where() const { return where_; }
     const std::string& message() const { return message_; }
 
-private:
+  private:
     SourceLocation where_;
     std::string message_;
 };
 
 /// A failure while running (Newton divergence, singular matrix, invalid parameter, plugin).
 class RunError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -13,7 +13,7 @@ namespace mbstep {
 struct RunOptions {
     std::string output_prefix;  ///< empty: the deck path without a `.mbd` extension
     int threads{1};
-    bool progress{true};        ///< progress bar on stderr
+    bool progress{true};  ///< progress bar on stderr
     bool write_output{true};
     /// Called after every converged step (tests, studies): time and the formulation.
     std::function<void(double, const class Formulation&)> on_step;

@@ -38,8 +38,8 @@ int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
     const int* end = inner + outer[col + 1];
     const int* it = std::lower_bound(begin, end, row);
     if (it == end || *it != row)
-        throw RunError("internal error: entry (" + std::to_string(row) + ", " + std::to_string(col) +
-                       ") is not in the sparsity pattern");
+        throw RunError("internal error: entry (" + std::to_string(row) + ", " +
+                       std::to_string(col) + ") is not in the sparsity pattern");
     return static_cast<int>(it - inner);
 }
 

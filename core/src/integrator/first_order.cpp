@@ -49,14 +49,14 @@ void FirstOrderIntegrator::Attach(Formulation& f, const SolverSettings& s) {
 
 namespace {
 class PointSystem final : public NewtonSystem {
-public:
+  public:
     PointSystem(FirstOrderProblem& p, double c) : p_(p), c_(c) {}
     void Residual(Eigen::VectorXd& r) override { p_.Residual(c_, r); }
     void Jacobian(Eigen::SparseMatrix<double>& J) override { p_.Jacobian(c_, J); }
     void Update(const Eigen::VectorXd& dx) override { p_.Update(dx, c_); }
     std::string DescribeEquation(int row) const override { return p_.DescribeEquation(row); }
 
-private:
+  private:
     FirstOrderProblem& p_;
     double c_;
 };

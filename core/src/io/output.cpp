@@ -13,10 +13,18 @@ std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision)
     constexpr double kDeg = 180.0 / M_PI;
     Vec3 a = Vec3::Zero();
     switch (o) {
-        case OrientationOutput::kEuler123: a = Euler123FromRotation(R) * kDeg; break;
-        case OrientationOutput::kEuler313: a = Euler313FromRotation(R) * kDeg; break;
-        case OrientationOutput::kEuler321: a = Euler321FromRotation(R) * kDeg; break;
-        case OrientationOutput::kOrientationVector: a = LogSO3(R); break;
+        case OrientationOutput::kEuler123:
+            a = Euler123FromRotation(R) * kDeg;
+            break;
+        case OrientationOutput::kEuler313:
+            a = Euler313FromRotation(R) * kDeg;
+            break;
+        case OrientationOutput::kEuler321:
+            a = Euler321FromRotation(R) * kDeg;
+            break;
+        case OrientationOutput::kOrientationVector:
+            a = LogSO3(R);
+            break;
         case OrientationOutput::kOrientationMatrix:
             for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j) os << (i + j ? " " : "") << R(i, j);
@@ -26,7 +34,8 @@ std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision)
     return os.str();
 }
 
-OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model)
+OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings,
+                           const Model& model)
     : settings_(settings), model_(model) {
     for (const auto& e : model.elements()) has_jnt_ = has_jnt_ || e->HasReactionOutput();
     mov_ = Open(prefix + ".mov");
@@ -55,9 +64,10 @@ void OutputWriter::WriteLog(const std::string& text) {
 void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
                              const Formulation& f) {
     const int p = settings_.output_precision;
-    out_ << std::setprecision(p) << "Step " << step << " " << t << " " << dt << " " << stats.iterations
-         << " " << stats.residual << " " << stats.solution << " "
-         << (settings_.solver.solution_tolerance > 0 && stats.solution <= settings_.solver.solution_tolerance)
+    out_ << std::setprecision(p) << "Step " << step << " " << t << " " << dt << " "
+         << stats.iterations << " " << stats.residual << " " << stats.solution << " "
+         << (settings_.solver.solution_tolerance > 0 &&
+             stats.solution <= settings_.solver.solution_tolerance)
          << " " << output << "\n";
     out_.flush();
     if (!output) return;

@@ -52,11 +52,14 @@ void AddChecked(std::vector<D>& list, D d, const std::string& lib, const std::st
 }  // namespace
 
 void Registry::Add(ElementDescriptor d) {
-    if (d.statement.empty()) throw RunError("plugin " + current_library_ + ": element without statement");
+    if (d.statement.empty())
+        throw RunError("plugin " + current_library_ + ": element without statement");
     std::string prefix = d.statement + ": ";
     AddChecked(elements_, std::move(d), current_library_, "element", prefix);
 }
-void Registry::Add(DriveDescriptor d) { AddChecked(drives_, std::move(d), current_library_, "drive"); }
+void Registry::Add(DriveDescriptor d) {
+    AddChecked(drives_, std::move(d), current_library_, "drive");
+}
 void Registry::Add(IntegratorDescriptor d) {
     AddChecked(integrators_, std::move(d), current_library_, "integrator");
 }
@@ -81,7 +84,9 @@ const ElementDescriptor* Registry::FindElement(const std::string& statement,
         if (Normalize(d.statement) == s && Normalize(d.name) == n) return &d;
     return nullptr;
 }
-const DriveDescriptor* Registry::FindDrive(const std::string& name) const { return FindIn(drives_, name); }
+const DriveDescriptor* Registry::FindDrive(const std::string& name) const {
+    return FindIn(drives_, name);
+}
 const IntegratorDescriptor* Registry::FindIntegrator(const std::string& name) const {
     return FindIn(integrators_, name);
 }
@@ -145,15 +150,15 @@ void LoadPlugin(Registry& registry, const std::string& path) {
     auto entry = reinterpret_cast<Entry>(dlsym(handle, "mbstep_register"));
     if (!entry) {
         const char* err = dlerror();
-        throw RunError("plugin " + path + " has no mbstep_register entry point: " +
-                       (err ? err : "symbol not found"));
+        throw RunError("plugin " + path +
+                       " has no mbstep_register entry point: " + (err ? err : "symbol not found"));
     }
     registry.set_current_library(std::filesystem::path(path).filename().string());
     const int rc = entry(registry, kPluginAbi);
     registry.set_current_library({});
     if (rc != 0)
-        throw RunError("plugin " + path + " refused to register (ABI " + std::to_string(kPluginAbi) +
-                       ", code " + std::to_string(rc) + ")");
+        throw RunError("plugin " + path + " refused to register (ABI " +
+                       std::to_string(kPluginAbi) + ", code " + std::to_string(rc) + ")");
     // Handles stay open for the life of the process: descriptors hold code of the library.
 }
 

@@ -14,7 +14,7 @@ namespace {
 // symbolic analysis once, klu_factor on the first call and klu_refactor afterwards (same
 // pivot sequence); a refactorization whose pivot growth is poor falls back to klu_factor.
 class KluSolver final : public LinearSolver {
-public:
+  public:
     KluSolver() { klu_defaults(&common_); }
     ~KluSolver() override { Free(); }
     std::string name() const override { return "klu"; }
@@ -25,14 +25,18 @@ public:
         colptr_.assign(A.outerIndexPtr(), A.outerIndexPtr() + n_ + 1);
         rowind_.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
         symbolic_ = klu_analyze(n_, colptr_.data(), rowind_.data(), &common_);
-        if (!symbolic_) throw RunError("KLU symbolic analysis failed (status " + std::to_string(common_.status) + ")");
+        if (!symbolic_)
+            throw RunError("KLU symbolic analysis failed (status " +
+                           std::to_string(common_.status) + ")");
     }
 
     bool Factor(const Eigen::SparseMatrix<double>& A) override {
         double* values = const_cast<double*>(A.valuePtr());
         if (numeric_) {
-            if (klu_refactor(colptr_.data(), rowind_.data(), values, symbolic_, numeric_, &common_) &&
-                klu_rgrowth(colptr_.data(), rowind_.data(), values, symbolic_, numeric_, &common_) &&
+            if (klu_refactor(colptr_.data(), rowind_.data(), values, symbolic_, numeric_,
+                             &common_) &&
+                klu_rgrowth(colptr_.data(), rowind_.data(), values, symbolic_, numeric_,
+                            &common_) &&
                 common_.rgrowth > 1e-10)
                 return true;
             klu_free_numeric(&numeric_, &common_);
@@ -51,7 +55,7 @@ public:
         return common_.rcond;
     }
 
-private:
+  private:
     void Free() {
         if (numeric_) klu_free_numeric(&numeric_, &common_);
         if (symbolic_) klu_free_symbolic(&symbolic_, &common_);
@@ -64,7 +68,7 @@ private:
 };
 
 class SparseLuSolver final : public LinearSolver {
-public:
+  public:
     std::string name() const override { return "sparselu"; }
     void Analyze(const Eigen::SparseMatrix<double>& A) override { lu_.analyzePattern(A); }
     bool Factor(const Eigen::SparseMatrix<double>& A) override {
@@ -73,7 +77,7 @@ public:
     }
     void Solve(Eigen::VectorXd& b) override { b = lu_.solve(b); }
 
-private:
+  private:
     Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu_;
 };
 

@@ -41,9 +41,11 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     for (int it = 0;; ++it) {
         system.Residual(r_);
         int worst = -1;
-        const double rn = Norm(r_, settings_.residual_test == ResidualTest::kNone ? ResidualTest::kNorm
-                                                                                  : settings_.residual_test,
-                               &worst);
+        const double rn =
+            Norm(r_,
+                 settings_.residual_test == ResidualTest::kNone ? ResidualTest::kNorm
+                                                                : settings_.residual_test,
+                 &worst);
         res.residual = rn;
         res.worst_row = worst;
         if (std::isnan(rn)) {
@@ -51,8 +53,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             return res;
         }
         // Converged on the residual test, or on the solution-increment test when one is set.
-        const bool res_ok = settings_.residual_test != ResidualTest::kNone &&
-                            rn <= settings_.residual_tolerance;
+        const bool res_ok =
+            settings_.residual_test != ResidualTest::kNone && rn <= settings_.residual_tolerance;
         const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&
                             res.solution <= settings_.solution_tolerance;
         if (res_ok || sol_ok) {
@@ -65,8 +67,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                 return res;
             }
             std::ostringstream os;
-            os << "no convergence after " << it << " iterations: residual " << rn
-               << " (tolerance " << settings_.residual_tolerance << "), worst equation "
+            os << "no convergence after " << it << " iterations: residual " << rn << " (tolerance "
+               << settings_.residual_tolerance << "), worst equation "
                << system.DescribeEquation(worst);
             res.message = os.str();
             return res;
@@ -82,7 +84,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         if (refactor) {
             system.Jacobian(J_);
             if (!linear_->Factor(J_)) {
-                res.message = "singular iteration matrix (check constraints and boundary conditions)";
+                res.message =
+                    "singular iteration matrix (check constraints and boundary conditions)";
                 return res;
             }
             ++res.factorizations;

@@ -20,12 +20,12 @@ int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
 
 /// Collects dense blocks of a pattern, then compresses it (values zero).
 class PatternBuilder {
-public:
+  public:
     explicit PatternBuilder(int n) : n_(n) {}
     void AddBlock(int row, int rows, int col, int cols);
     Eigen::SparseMatrix<double> Build() const;
 
-private:
+  private:
     int n_;
     std::vector<Eigen::Triplet<double>> triplets_;
 };

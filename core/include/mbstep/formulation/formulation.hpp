@@ -30,7 +30,7 @@ struct Invariants {
 };
 
 class Formulation {
-public:
+  public:
     virtual ~Formulation() = default;
     virtual std::string name() const = 0;
     virtual ProblemInterface interface() const = 0;
@@ -59,7 +59,7 @@ enum class DofKind : unsigned char { kDifferential, kAlgebraic };
 /// step or stage; the iteration matrix is J = dr/dy' + c dr/dy, and constraint rows are
 /// scaled by 1/c [Bottasso et al. / MBDyn].
 class FirstOrderProblem {
-public:
+  public:
     virtual ~FirstOrderProblem() = default;
     virtual int num_dofs() const = 0;
     virtual const std::vector<DofKind>& dof_kinds() const = 0;
@@ -105,7 +105,7 @@ public:
     /// multipliers with coefficient c; returns the number of iterations.
     virtual int SolveInitialDerivatives(const SolverSettings& s, double h) = 0;
 
-protected:
+  protected:
     Eigen::VectorXd y_;
     Eigen::VectorXd yp_;
 };

@@ -20,7 +20,7 @@ class DeckInput;
 /// rho_inf read as a drive (a number is a constant drive), validated in [0, 1] whenever it is
 /// evaluated: bad values are rejected with the accepted range, never clamped (STYLE.md §4).
 class RhoParameter {
-public:
+  public:
     RhoParameter() = default;
     explicit RhoParameter(DrivePtr d) : drive_(std::move(d)) {}
     /// Reads `[, rho [, algebraic rho]]` if present; `what` names the method in messages.
@@ -29,12 +29,12 @@ public:
     double At(double t) const;
     bool set() const { return static_cast<bool>(drive_); }
 
-private:
+  private:
     DrivePtr drive_;
 };
 
 class FirstOrderIntegrator : public Integrator {
-public:
+  public:
     ProblemInterface requires_interface() const final { return ProblemInterface::kFirstOrderDae; }
     void Attach(Formulation& f, const SolverSettings& s) final;
     /// Linear multistep form y_k = sum a_j y_{k-j} + h sum b_j y'_{k-j} at step ratio alpha
@@ -58,13 +58,13 @@ public:
     /// Whether the method has a rho_inf parameter.
     virtual bool tunable() const { return false; }
 
-protected:
+  protected:
     /// Newton solve of the current point with coefficient c (y, y' hold the prediction).
     NewtonResult SolvePoint(double c);
     FirstOrderProblem& problem() { return *problem_; }
     StepStats MakeStats(const NewtonResult& r, double t) const;
 
-private:
+  private:
     FirstOrderProblem* problem_{nullptr};
     std::unique_ptr<NewtonSolver> newton_;
     double last_c_{0.0};

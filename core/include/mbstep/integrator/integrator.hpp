@@ -10,16 +10,16 @@ namespace mbstep {
 
 /// What one step cost and how it ended.
 struct StepStats {
-    int iterations{0};       ///< Newton iterations (summed over stages)
-    int factorizations{0};   ///< Jacobian factorizations
-    double residual{0.0};    ///< final residual test value
-    double solution{0.0};    ///< final solution-increment test value
+    int iterations{0};      ///< Newton iterations (summed over stages)
+    int factorizations{0};  ///< Jacobian factorizations
+    double residual{0.0};   ///< final residual test value
+    double solution{0.0};   ///< final solution-increment test value
     bool converged{false};
-    std::string failure;     ///< why it failed (worst equation, time, step)
+    std::string failure;  ///< why it failed (worst equation, time, step)
 };
 
 class Integrator {
-public:
+  public:
     virtual ~Integrator() = default;
     /// Registry key.
     virtual std::string name() const = 0;

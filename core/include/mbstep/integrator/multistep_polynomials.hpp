@@ -7,8 +7,8 @@
 // form, but its extra roots are unobservable modes that round-off and Newton errors excite].
 //
 // Why it matters here: at rho_inf = 1 the tunable LMS families degenerate. For LMS2,
-// rho(z) = (z - 1)(z + 1) and sigma(z) = (z + 1)^2 / 2; for LMS3 and LMS4, rho(z) = (z - 1)(z + 1)^2
-// and (z - 1)(z + 1)^3 — a double/triple root on the unit circle, so the unreduced recurrences
+// rho(z) = (z - 1)(z + 1) and sigma(z) = (z + 1)^2 / 2; for LMS3 and LMS4, rho(z) = (z - 1)(z +
+// 1)^2 and (z - 1)(z + 1)^3 — a double/triple root on the unit circle, so the unreduced recurrences
 // are not even zero-stable — while sigma = b0 (z + 1)^3, (z + 1)^4. Cancelling (z + 1)^(N-1) leaves
 // the trapezoidal rule, which is the method these coefficients define.
 #pragma once

@@ -65,7 +65,8 @@ StepStats StepN<N>::Advance(double t, double h) {
                                          n0 * yp_hist_[0][i] + n1 * yp_hist_[1][i]
                                    : yp_hist_[0][i];
         double yi = h * cf.b[0] * ypi;
-        for (int j = 0; j < used; ++j) yi += cf.a[j] * y_hist_[j][i] + h * cf.b[j + 1] * yp_hist_[j][i];
+        for (int j = 0; j < used; ++j)
+            yi += cf.a[j] * y_hist_[j][i] + h * cf.b[j + 1] * yp_hist_[j][i];
         y[i] = yi;
         yp[i] = ypi;
     }

@@ -34,7 +34,7 @@ enum class PredictorKind { kConstant, kHermite };
 
 template <int N>
 class StepN : public FirstOrderIntegrator {
-public:
+  public:
     static_assert(N >= 1, "StepN needs at least one step");
     static constexpr int kSteps = N;
 
@@ -76,7 +76,7 @@ public:
         return true;
     }
 
-protected:
+  protected:
     /// The method's coefficients for step ratio alpha and rho_inf.
     virtual Coefficients DoCoefficients(double alpha, double rho) const = 0;
     virtual PredictorKind DoPredictor() const { return PredictorKind::kHermite; }
@@ -85,7 +85,7 @@ protected:
     /// rho_inf at time t (methods without a parameter return 0 and ignore it).
     virtual double DoRho(double /*t*/) const { return 0.0; }
 
-private:
+  private:
     /// The method's coefficients in irreducible form (multistep_polynomials.hpp), cached.
     Coefficients Irreducible(double alpha, double rho);
 

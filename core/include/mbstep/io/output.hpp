@@ -21,7 +21,7 @@
 namespace mbstep {
 
 class OutputWriter {
-public:
+  public:
     OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model);
     void WriteLog(const std::string& text);
     /// Writes the .out line of a step and, if `output` is set, the .mov/.jnt/.csv lines.
@@ -29,7 +29,7 @@ public:
                    const Formulation& f);
     const std::vector<std::string>& files() const { return files_; }
 
-private:
+  private:
     std::ofstream Open(const std::string& path);
     const RunSettings& settings_;
     const Model& model_;

@@ -9,7 +9,7 @@ namespace mbstep {
 
 /// A scalar function of time f(t) with its first derivative.
 class Drive {
-public:
+  public:
     virtual ~Drive() = default;
     /// f(t).
     virtual double Value(double t) const = 0;
@@ -24,13 +24,13 @@ using DrivePtr = std::shared_ptr<const Drive>;
 
 /// f(t) = value. Built into the core because a plain number is read as a constant drive.
 class ConstDrive final : public Drive {
-public:
+  public:
     explicit ConstDrive(double value) : value_(value) {}
     double Value(double) const override { return value_; }
     double Derivative(double) const override { return 0.0; }
     bool IsConstant() const override { return true; }
 
-private:
+  private:
     double value_;
 };
 

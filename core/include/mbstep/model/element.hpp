@@ -52,17 +52,19 @@ struct ElementBlock {
     static constexpr int kMaxMultipliers = 8;
     using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxDofs, 1>;
     using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDofs, kMaxDofs>;
-    using MatL = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDofs, kMaxMultipliers>;
+    using MatL =
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDofs, kMaxMultipliers>;
     using VecC = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxMultipliers, 1>;
-    using MatC = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxMultipliers, kMaxDofs>;
+    using MatC =
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxMultipliers, kMaxDofs>;
 
-    Vec f;      ///< (1)
-    Mat K;      ///< (2)
-    Mat C;      ///< (3)
-    MatL L;     ///< (4)
-    VecC phi;   ///< (5)
-    MatC phi_q; ///< (6)
-    MatC phi_v; ///< (6)
+    Vec f;       ///< (1)
+    Mat K;       ///< (2)
+    Mat C;       ///< (3)
+    MatL L;      ///< (4)
+    VecC phi;    ///< (5)
+    MatC phi_q;  ///< (6)
+    MatC phi_v;  ///< (6)
     bool want_jacobian{true};
 
     /// Sizes every block for k nodes and m multipliers and sets it to zero.
@@ -98,7 +100,7 @@ struct ElementContext {
 enum class ConstraintLevel { kNone, kPosition, kVelocity, kMixed };
 
 class Element {
-public:
+  public:
     Element(int label, std::string type) : label_(label), type_(std::move(type)) {}
     virtual ~Element() = default;
 
@@ -135,10 +137,10 @@ public:
     virtual void WriteReaction(std::ostream& /*os*/, const ElementContext& /*ctx*/) const {}
     virtual bool HasReactionOutput() const { return false; }
 
-protected:
+  protected:
     std::vector<int> nodes_;
 
-private:
+  private:
     int label_;
     std::string type_;
     std::string statement_;

@@ -17,11 +17,13 @@ namespace mbstep {
 struct GravityField {
     Vec3 direction{Vec3::Zero()};
     DrivePtr magnitude;
-    Vec3 At(double t) const { return magnitude ? Vec3(direction * magnitude->Value(t)) : Vec3::Zero(); }
+    Vec3 At(double t) const {
+        return magnitude ? Vec3(direction * magnitude->Value(t)) : Vec3::Zero();
+    }
 };
 
 class Model {
-public:
+  public:
     const std::vector<StructuralNode>& nodes() const { return nodes_; }
     const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
     const std::optional<GravityField>& gravity() const { return gravity_; }
@@ -51,7 +53,7 @@ public:
     void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
     void SetGravity(GravityField g) { gravity_ = std::move(g); }
 
-private:
+  private:
     std::vector<StructuralNode> nodes_;
     std::map<int, int> node_index_;
     std::vector<DummyNode> dummy_nodes_;

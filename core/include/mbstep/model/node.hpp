@@ -17,7 +17,13 @@ struct FrameState {
 };
 
 /// How the orientation is written in the .mov file (MBDyn `default orientation`).
-enum class OrientationOutput { kEuler123, kEuler313, kEuler321, kOrientationVector, kOrientationMatrix };
+enum class OrientationOutput {
+    kEuler123,
+    kEuler313,
+    kEuler321,
+    kOrientationVector,
+    kOrientationMatrix
+};
 
 enum class NodeKind {
     kStatic,   ///< no inertia: equilibrium of forces and moments

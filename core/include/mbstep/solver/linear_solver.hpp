@@ -11,7 +11,7 @@
 namespace mbstep {
 
 class LinearSolver {
-public:
+  public:
     virtual ~LinearSolver() = default;
     virtual std::string name() const = 0;
     /// Symbolic analysis of the pattern (column-major, compressed).

@@ -19,7 +19,7 @@
 namespace mbstep {
 
 class NewtonSystem {
-public:
+  public:
     virtual ~NewtonSystem() = default;
     virtual void Residual(Eigen::VectorXd& r) = 0;
     virtual void Jacobian(Eigen::SparseMatrix<double>& J) = 0;
@@ -39,7 +39,7 @@ struct NewtonResult {
 };
 
 class NewtonSolver {
-public:
+  public:
     explicit NewtonSolver(const SolverSettings& s);
     /// Analyses the pattern (once per topology).
     void Setup(const Eigen::SparseMatrix<double>& pattern);
@@ -50,7 +50,7 @@ public:
     LinearSolver& linear_solver() { return *linear_; }
     Eigen::SparseMatrix<double>& matrix() { return J_; }
 
-private:
+  private:
     double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
     SolverSettings settings_;
     std::unique_ptr<LinearSolver> linear_;
