@@ -2,7 +2,8 @@
 # Installs the Debian packages mbstep needs, only those that are missing (fast when all are).
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config libeigen3-dev libtbb-dev libboost-graph-dev
-          libboost-program-options-dev doctest-dev libsuitesparse-dev python3 python3-matplotlib)
+          libboost-program-options-dev doctest-dev libsuitesparse-dev python3 python3-matplotlib
+          clang-format git)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
