@@ -1,0 +1,400 @@
+// mbstep — formulation `lie group` (equations in lie_group_formulation.hpp).
+#include "lie_group_formulation.hpp"
+
+#include <Eigen/SparseLU>
+#include <algorithm>
+#include <sstream>
+
+#include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
+
+namespace mbstep::lie_group {
+
+namespace {
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+template <class Block>
+void PushBlock(std::vector<Eigen::Triplet<double>>& t, int r0, int c0, const Block& b) {
+    for (int j = 0; j < b.cols(); ++j)
+        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
+}
+}  // namespace
+
+LieGroupFormulation::LieGroupFormulation(const Model& model) : model_(model) {
+    const auto& mnodes = model.nodes();
+    nn_ = static_cast<int>(mnodes.size());
+    nv_ = 6 * nn_;
+    nodes_.resize(nn_);
+    states_.resize(nn_);
+
+    // Inertia attached to nodes by bodies (node frame).
+    const auto& elems = model.elements();
+    for (const auto& e : elems) {
+        std::vector<NodeInertia> local(e->nodes().size());
+        e->AddInertia(local);
+        for (size_t k = 0; k < local.size(); ++k) nodes_[e->nodes()[k]].inertia += local[k];
+    }
+    for (int i = 0; i < nn_; ++i)
+        if (mnodes[i].kind == NodeKind::kDynamic && nodes_[i].inertia.m <= 0.0)
+            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
+                           " has no mass: attach a body or make it static");
+
+    // Multipliers, element node pointers.
+    elements_.resize(elems.size());
+    state_ptr_offset_.resize(elems.size());
+    int ptrs = 0;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const Element& el = *elems[e];
+        const int m = el.num_multipliers();
+        if (m > ElementBlock::kMaxMultipliers ||
+            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
+            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
+        for (int j = 0; j < m; ++j)
+            if (el.row_level(j) == ConstraintLevel::kVelocity)
+                throw RunError(el.statement() + " " + std::to_string(el.label()) + " (" +
+                               el.type() +
+                               "): velocity-level constraints are not supported by the `lie group` "
+                               "formulation yet; use `cgr`");
+        elements_[e].m = m;
+        if (m > 0) {
+            elements_[e].mult_offset = nc_;
+            nc_ += m;
+        }
+        state_ptr_offset_[e] = ptrs;
+        ptrs += static_cast<int>(el.nodes().size());
+        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
+    }
+    state_ptrs_.resize(ptrs);
+    for (size_t e = 0; e < elems.size(); ++e)
+        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
+            state_ptrs_[state_ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+
+    // Initial configuration and twists.
+    q_.setZero(12 * nn_);
+    for (int i = 0; i < nn_; ++i) {
+        const FrameState& s0 = mnodes[i].initial;
+        q_.segment<3>(12 * i) = s0.x;
+        Eigen::Map<Mat3>(q_.data() + 12 * i + 3) = s0.R;
+        states_[i] = s0;
+    }
+    lambda_.setZero(nc_);
+}
+
+const double* LieGroupFormulation::multipliers(int element) const {
+    const ElementData& ed = elements_[element];
+    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
+}
+
+void LieGroupFormulation::set_q(const Eigen::VectorXd& q) {
+    q_ = q;
+    for (int i = 0; i < nn_; ++i) {
+        states_[i].x = q_.segment<3>(12 * i);
+        states_[i].R = Rotation(q_, i);
+    }
+}
+
+// Velocities (u, W) -> node twists (u, R W).
+void LieGroupFormulation::UpdateStates(const Eigen::VectorXd& v) {
+    for (int i = 0; i < nn_; ++i) {
+        FrameState& s = states_[i];
+        s.x = q_.segment<3>(12 * i);
+        s.R = Rotation(q_, i);
+        s.v = v.segment<3>(6 * i);
+        s.w = s.R * v.segment<3>(6 * i + 3);
+    }
+}
+
+// eq. (4)
+void LieGroupFormulation::Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
+                                  Eigen::VectorXd& q1) const {
+    q1.resize(q0.size());
+    for (int i = 0; i < nn_; ++i) {
+        q1.segment<3>(12 * i) = q0.segment<3>(12 * i) + dq.segment<3>(6 * i);
+        Eigen::Map<Mat3>(q1.data() + 12 * i + 3) =
+            so3::Orthonormalize(Rotation(q0, i) * so3::Exp(dq.segment<3>(6 * i + 3)));
+    }
+}
+
+// eq. (5); full 3x3 blocks are always stored (fixed pattern).
+void LieGroupFormulation::TangentOperator(const Eigen::VectorXd& dq,
+                                          Eigen::SparseMatrix<double>& T) const {
+    std::vector<Eigen::Triplet<double>> t;
+    t.reserve(12 * nn_);
+    for (int i = 0; i < nn_; ++i) {
+        PushBlock(t, 6 * i, 6 * i, Mat3::Identity());
+        PushBlock(t, 6 * i + 3, 6 * i + 3, so3::Texp(dq.segment<3>(6 * i + 3)));
+    }
+    T.resize(nv_, nv_);
+    T.setFromTriplets(t.begin(), t.end());
+}
+
+void LieGroupFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) const {
+    const Element& el = *model_.elements()[e];
+    ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e),
+                       model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+    block.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, jacobian);
+    el.Evaluate(ctx, block);
+}
+
+void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                   const Eigen::VectorXd& lambda, Eigen::VectorXd& Ma,
+                                   Eigen::VectorXd& f, Eigen::VectorXd& phi) {
+    UpdateStates(v);
+    lambda_ = lambda;
+    Ma.setZero(nv_);
+    f.setZero(nv_);
+    phi.setZero(nc_);
+    // Inertia, eqs. (1), (2).
+    for (int i = 0; i < nn_; ++i) {
+        const NodeInertia& in = nodes_[i].inertia;
+        const Mat3& R = states_[i].R;
+        const Vec3 W = v.segment<3>(6 * i + 3);
+        const Vec3 ax = a.segment<3>(6 * i), aW = a.segment<3>(6 * i + 3);
+        Ma.segment<3>(6 * i) = in.m * ax - R * in.s.cross(aW);
+        Ma.segment<3>(6 * i + 3) = in.s.cross(R.transpose() * ax) + in.J * aW;
+        f.segment<3>(6 * i) = R * W.cross(W.cross(in.s));
+        f.segment<3>(6 * i + 3) = W.cross(in.J * W);
+    }
+    // Element loads (2) and constraints (3).
+    const auto& elems = model_.elements();
+    for (int e : active_elements_) {
+        EvaluateElement(e, block_, false);
+        const auto& en = elems[e]->nodes();
+        for (size_t k = 0; k < en.size(); ++k) {
+            const int i = en[k];
+            f.segment<3>(6 * i) -= block_.f.segment<3>(6 * k);
+            f.segment<3>(6 * i + 3) -= states_[i].R.transpose() * block_.f.segment<3>(6 * k + 3);
+        }
+        const ElementData& ed = elements_[e];
+        if (ed.m > 0) phi.segment(ed.mult_offset, ed.m) = block_.phi;
+    }
+}
+
+void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                   const Eigen::VectorXd& lambda, Jacobians& J) {
+    UpdateStates(v);
+    lambda_ = lambda;
+    for (auto* t : {&tM_, &tKq_, &tC_, &tK_, &tL_, &tB_}) t->clear();
+    // Inertia blocks (header: derivatives of (1), (2)).
+    for (int i = 0; i < nn_; ++i) {
+        const NodeInertia& in = nodes_[i].inertia;
+        const Mat3& R = states_[i].R;
+        const Vec3 W = v.segment<3>(6 * i + 3);
+        const Vec3 ax = a.segment<3>(6 * i), aW = a.segment<3>(6 * i + 3);
+        const Mat3 S = Skew(in.s), Wx = Skew(W);
+        Mat6 M, Kq, C, K;
+        M << in.m * Mat3::Identity(), -R * S, S * R.transpose(), in.J;
+        Kq.setZero();
+        Kq.block<3, 3>(0, 3) = -R * Skew(aW.cross(in.s));
+        Kq.block<3, 3>(3, 3) = S * Skew(R.transpose() * ax);
+        C.setZero();
+        C.block<3, 3>(0, 3) = R * (-Skew(W.cross(in.s)) - Wx * S);
+        C.block<3, 3>(3, 3) = Wx * in.J - Skew(in.J * W);
+        K.setZero();
+        K.block<3, 3>(0, 3) = -R * Skew(W.cross(W.cross(in.s)));
+        PushBlock(tM_, 6 * i, 6 * i, M);
+        PushBlock(tKq_, 6 * i, 6 * i, Kq);
+        PushBlock(tC_, 6 * i, 6 * i, C);
+        PushBlock(tK_, 6 * i, 6 * i, K);
+    }
+    // Element blocks, eqs. (6), (7).
+    const auto& elems = model_.elements();
+    for (int e : active_elements_) {
+        EvaluateElement(e, block_, true);
+        const auto& en = elems[e]->nodes();
+        const int k = static_cast<int>(en.size());
+        const ElementData& ed = elements_[e];
+        for (int p = 0; p < k; ++p) {
+            const int i = en[p];
+            const Mat3 RiT = states_[i].R.transpose();
+            for (int r = 0; r < k; ++r) {
+                const int j = en[r];
+                const Mat3& Rj = states_[j].R;
+                const Mat3 RWj = -Rj * Skew(v.segment<3>(6 * j + 3));
+                const Mat6 Ke = block_.K.block<6, 6>(6 * p, 6 * r);
+                const Mat6 Ce = block_.C.block<6, 6>(6 * p, 6 * r);
+                Mat6 Kb, Cb;
+                // Columns: diag(I, R_j) and the velocity change diag(0, -R_j skew(W_j)).
+                Kb.leftCols<3>() = Ke.leftCols<3>();
+                Kb.rightCols<3>() = Ke.rightCols<3>() * Rj + Ce.rightCols<3>() * RWj;
+                Cb.leftCols<3>() = Ce.leftCols<3>();
+                Cb.rightCols<3>() = Ce.rightCols<3>() * Rj;
+                // Rows: P_i^T.
+                Kb.bottomRows<3>() = (RiT * Kb.bottomRows<3>()).eval();
+                Cb.bottomRows<3>() = (RiT * Cb.bottomRows<3>()).eval();
+                if (i == j) Kb.block<3, 3>(3, 3) -= Skew(RiT * block_.f.segment<3>(6 * p + 3));
+                PushBlock(tK_, 6 * i, 6 * j, Kb);
+                PushBlock(tC_, 6 * i, 6 * j, Cb);
+            }
+            if (ed.m > 0) {
+                Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, ElementBlock::kMaxMultipliers> Lb =
+                    -block_.L.middleRows<6>(6 * p);
+                Lb.bottomRows<3>() = (RiT * Lb.bottomRows<3>()).eval();
+                PushBlock(tL_, 6 * i, ed.mult_offset, Lb);
+                Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> Bb =
+                    block_.phi_q.middleCols<6>(6 * p);
+                Bb.rightCols<3>() = (Bb.rightCols<3>() * states_[i].R).eval();
+                PushBlock(tB_, ed.mult_offset, 6 * i, Bb);
+            }
+        }
+    }
+    auto build = [](Eigen::SparseMatrix<double>& m, int r, int c,
+                    std::vector<Eigen::Triplet<double>>& t) {
+        m.resize(r, c);
+        m.setFromTriplets(t.begin(), t.end());
+    };
+    build(J.M, nv_, nv_, tM_);
+    build(J.Kq_inertia, nv_, nv_, tKq_);
+    build(J.C, nv_, nv_, tC_);
+    build(J.K, nv_, nv_, tK_);
+    build(J.L, nv_, nc_, tL_);
+    build(J.B, nc_, nv_, tB_);
+}
+
+// Initial conditions (header): [M, L; B, 0] (a; lambda) = -(f(lambda = 0); psi'(0)),
+// psi(tau) = phi_q v + phi_t along x + tau u, exp(tau skew(w)) R.
+void LieGroupFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                            Eigen::VectorXd& lambda) {
+    const auto& mnodes = model_.nodes();
+    v.setZero(nv_);
+    for (int i = 0; i < nn_; ++i) {
+        const FrameState& s0 = mnodes[i].initial;
+        v.segment<3>(6 * i) = s0.v;
+        v.segment<3>(6 * i + 3) = Rotation(q_, i).transpose() * s0.w;
+    }
+    a.setZero(nv_);
+    lambda.setZero(nc_);
+    Eigen::VectorXd Ma, f, phi;
+    Evaluate(v, a, lambda, Ma, f, phi);
+    Jacobians J;
+    Evaluate(v, a, lambda, J);
+    const int N = nv_ + nc_;
+    std::vector<Eigen::Triplet<double>> trip;
+    auto add = [&](const Eigen::SparseMatrix<double>& m, int r0, int c0) {
+        for (int c = 0; c < m.outerSize(); ++c)
+            for (Eigen::SparseMatrix<double>::InnerIterator it(m, c); it; ++it)
+                if (it.value() != 0.0) trip.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
+    };
+    add(J.M, 0, 0);
+    add(J.L, 0, nv_);
+    add(J.B, nv_, 0);
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
+    rhs.head(nv_) = -f;
+
+    // Velocity-product terms of the constraints: psi'(0) by central differences.
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    const std::vector<double> zero_lambda(ElementBlock::kMaxMultipliers, 0.0);
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const int m = elements_[e].m;
+        if (m == 0) continue;
+        const Element& el = *elems[e];
+        const auto& en = el.nodes();
+        const int k = static_cast<int>(en.size());
+        std::vector<FrameState> moved(k);
+        std::vector<const FrameState*> ptr(k);
+        auto psi = [&](double tau) {
+            Eigen::VectorXd vt(6 * k);
+            for (int p = 0; p < k; ++p) {
+                const FrameState& s = states_[en[p]];
+                moved[p] = s;
+                moved[p].x = s.x + tau * s.v;
+                moved[p].R = ExpSO3(tau * s.w) * s.R;
+                ptr[p] = &moved[p];
+                vt.segment<6>(6 * p) << s.v, s.w;
+            }
+            ElementBlock b, bp, bm;
+            ElementContext c2{t_ + tau, ptr.data(), zero_lambda.data(), grav};
+            b.Reset(k, m, true);
+            el.Evaluate(c2, b);
+            Eigen::VectorXd out = b.phi_q * vt;
+            const double eps = 1e-6;
+            c2.t = t_ + tau + eps;
+            bp.Reset(k, m, false);
+            el.Evaluate(c2, bp);
+            c2.t = t_ + tau - eps;
+            bm.Reset(k, m, false);
+            el.Evaluate(c2, bm);
+            out += (bp.phi - bm.phi) / (2 * eps);
+            return out;
+        };
+        double wmax = 1.0;
+        for (int p = 0; p < k; ++p) wmax = std::max(wmax, states_[en[p]].w.norm());
+        const double d = 1e-3 / wmax;
+        const Eigen::VectorXd d1 = (psi(d) - psi(-d)) / (2 * d);
+        const Eigen::VectorXd d2 = (psi(0.5 * d) - psi(-0.5 * d)) / d;
+        rhs.segment(nv_ + elements_[e].mult_offset, m) = -(4.0 * d2 - d1) / 3.0;
+    }
+    Eigen::SparseMatrix<double> A(N, N);
+    A.setFromTriplets(trip.begin(), trip.end());
+    A.makeCompressed();
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(A);
+    if (lu.info() != Eigen::Success)
+        throw RunError(
+            "lie group initial conditions: singular system at t = " + std::to_string(t_) +
+            " (redundant constraints, or a static node without stiffness?)");
+    const Eigen::VectorXd sol = lu.solve(rhs);
+    if (!sol.allFinite()) throw RunError("lie group initial conditions: non-finite solution");
+    a = sol.head(nv_);
+    lambda = sol.tail(nc_);
+    AfterConvergence(v, lambda);
+}
+
+void LieGroupFormulation::AfterConvergence(const Eigen::VectorXd& v,
+                                           const Eigen::VectorXd& lambda) {
+    lambda_ = lambda;
+    UpdateStates(v);
+}
+
+std::string LieGroupFormulation::DescribeEquation(int row) const {
+    static const char* kNodeRows[6] = {"force x",         "force y",         "force z",
+                                       "moment x (body)", "moment y (body)", "moment z (body)"};
+    std::ostringstream os;
+    if (row >= 0 && row < nv_) {
+        os << "structural node " << model_.nodes()[row / 6].label << ", " << kNodeRows[row % 6];
+        return os.str();
+    }
+    const auto& elems = model_.elements();
+    for (size_t e = 0; e < elements_.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        const int r = row - nv_;
+        if (ed.m > 0 && r >= ed.mult_offset && r < ed.mult_offset + ed.m) {
+            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
+               << "), constraint equation " << (r - ed.mult_offset + 1);
+            return os.str();
+        }
+    }
+    os << "equation " << row;
+    return os.str();
+}
+
+Invariants LieGroupFormulation::ComputeInvariants() const {
+    Invariants inv;
+    for (int i = 0; i < nn_; ++i) {
+        const NodeInertia& in = nodes_[i].inertia;
+        const FrameState& s = states_[i];
+        const Vec3 W = s.R.transpose() * s.w;
+        const Vec3 p = in.m * s.v + s.R * W.cross(in.s);
+        inv.kinetic +=
+            0.5 * in.m * s.v.squaredNorm() + s.v.dot(s.R * W.cross(in.s)) + 0.5 * W.dot(in.J * W);
+        inv.momentum += p;
+        inv.angular_momentum += s.x.cross(p) + (s.R * in.s).cross(s.v) + s.R * (in.J * W);
+    }
+    const auto& elems = model_.elements();
+    for (size_t e = 0; e < elems.size(); ++e) {
+        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e],
+                           multipliers(static_cast<int>(e)),
+                           model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+        inv.potential += elems[e]->PotentialEnergy(ctx);
+        if (elements_[e].m > 0) {
+            EvaluateElement(static_cast<int>(e), block_, false);
+            for (int j = 0; j < elements_[e].m; ++j)
+                inv.constraint_violation =
+                    std::max(inv.constraint_violation, std::abs(block_.phi[j]));
+        }
+    }
+    return inv;
+}
+
+}  // namespace mbstep::lie_group
