@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "mbstep/formulation/formulation.hpp"
+#include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/output.hpp"
 
@@ -27,7 +28,7 @@ std::string DefaultPrefix(const std::string& deck) {
 }
 
 class Progress {
-public:
+  public:
     Progress(bool on, double t0, double tf) : on_(on), t0_(t0), tf_(tf), tty_(isatty(2)) {}
     void Update(double t) {
         if (!on_ || tf_ <= t0_) return;
@@ -49,7 +50,7 @@ public:
         if (on_ && tty_) std::cerr << "\n";
     }
 
-private:
+  private:
     bool on_;
     double t0_, tf_;
     bool tty_;
@@ -70,14 +71,21 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     os << "gravity: " << (m.gravity() ? "yes" : "no") << "\n"
        << "formulation: " << f.name() << "\n"
        << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"
-       << "unknowns: " << (f.first_order() ? f.first_order()->num_dofs() : 0) << "\n"
+       << "unknowns: "
+       << (f.first_order() ? f.first_order()->num_dofs()
+           : f.second_order()
+               ? f.second_order()->num_velocities() + f.second_order()->num_constraints()
+               : 0)
+       << "\n"
        << "linear solver: " << deck.settings.solver.linear_solver;
     if (!deck.settings.solver.linear_solver_requested.empty() &&
         deck.settings.solver.linear_solver_requested != deck.settings.solver.linear_solver)
         os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";
-    os << "\nnonlinear solver: newton raphson" << (deck.settings.solver.modified_newton ? ", modified" : "")
-       << "\ninitial time: " << deck.settings.initial_time << "\nfinal time: " << deck.settings.final_time
-       << "\ntime step: " << deck.settings.time_step << "\n";
+    os << "\nnonlinear solver: newton raphson"
+       << (deck.settings.solver.modified_newton ? ", modified" : "")
+       << "\ninitial time: " << deck.settings.initial_time
+       << "\nfinal time: " << deck.settings.final_time << "\ntime step: " << deck.settings.time_step
+       << "\n";
     return os.str();
 }
 
@@ -99,9 +107,15 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         for (const auto& d : registry.formulations()) list += (list.empty() ? "" : ", ") + d.name;
         throw RunError("unknown formulation '" + fname + "'; available: " + list);
     }
-    if (fdesc->provides != integrator.requires_interface())
+    if (fdesc->provides != integrator.requires_interface()) {
+        std::string accepted;
+        for (const auto& d : registry.formulations())
+            if (d.provides == integrator.requires_interface())
+                accepted += (accepted.empty() ? "" : ", ") + d.name;
         throw RunError("method '" + deck.method_name + "' cannot run on formulation '" + fname +
-                       "' (it needs another equation form)");
+                       "' (it needs another equation form); accepted formulations: " +
+                       (accepted.empty() ? std::string("none loaded") : accepted));
+    }
     std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);
     formulation->set_threads(options.threads);
     integrator.Attach(*formulation, rs.solver);
@@ -121,7 +135,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     summary.formulation = formulation->name();
     std::unique_ptr<OutputWriter> out;
     if (options.write_output) {
-        const std::string prefix = options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
+        const std::string prefix =
+            options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
         out = std::make_unique<OutputWriter>(prefix, rs, deck.model);
         out->WriteLog(ModelSummary(deck, *formulation));
         StepStats s0;
@@ -141,7 +156,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
         StepStats st = integrator.Advance(t, h);
         int reductions = 0;
-        while (!st.converged && rs.solver.strategy_factor && reductions < rs.solver.strategy_max_reductions &&
+        while (!st.converged && rs.solver.strategy_factor &&
+               reductions < rs.solver.strategy_max_reductions &&
                h * rs.solver.strategy_reduction >= rs.solver.min_time_step) {
             ++summary.failed_steps;
             h *= rs.solver.strategy_reduction;
@@ -154,7 +170,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
             summary.final_time = t;
             summary.steps = step;
-            summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            summary.wall_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (out) summary.files = out->files();
             progress.Done();
             throw RunError("Newton failed at step " + std::to_string(step + 1) + ", " + st.failure);
@@ -177,7 +194,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     summary.completed = true;
     summary.steps = step;
     summary.final_time = t;
-    summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (out) summary.files = out->files();
     return summary;
 }
@@ -186,9 +204,9 @@ std::string Describe(const RunSummary& s) {
     std::ostringstream os;
     os << "mbstep: " << (s.completed ? "completed" : "stopped") << " at t = " << s.final_time
        << " after " << s.steps << " steps with " << s.method << " on the " << s.formulation
-       << " formulation; " << s.iterations << " Newton iterations ("
-       << std::setprecision(3) << (s.steps ? double(s.iterations) / s.steps : 0.0)
-       << " per step), " << s.factorizations << " factorizations";
+       << " formulation; " << s.iterations << " Newton iterations (" << std::setprecision(3)
+       << (s.steps ? double(s.iterations) / s.steps : 0.0) << " per step), " << s.factorizations
+       << " factorizations";
     if (s.failed_steps) os << ", " << s.failed_steps << " failed steps retried";
     os << "; wall time " << std::setprecision(3) << s.wall_seconds << " s";
     if (!s.files.empty()) {

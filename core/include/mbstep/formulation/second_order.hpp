@@ -26,7 +26,7 @@
 namespace mbstep {
 
 class SecondOrderProblem {
-public:
+  public:
     struct Jacobians {
         Eigen::SparseMatrix<double> M;           ///< d(M a)/da            (nv x nv)
         Eigen::SparseMatrix<double> Kq_inertia;  ///< d(M(q) a)/dq         (nv x nv)
@@ -50,7 +50,8 @@ public:
                          Eigen::VectorXd& q1) const = 0;
     /// Tangent operator T(dq) of the retraction (identity for vector spaces; T_exp blocks for
     /// the Lie group): the right-trivialised derivative of q0 (+) dq with respect to dq.
-    virtual void TangentOperator(const Eigen::VectorXd& dq, Eigen::SparseMatrix<double>& T) const = 0;
+    virtual void TangentOperator(const Eigen::VectorXd& dq,
+                                 Eigen::SparseMatrix<double>& T) const = 0;
 
     virtual void SetTime(double t) = 0;
     /// (1) and (2) at the current q and t, split into M a, f and phi.
@@ -62,7 +63,8 @@ public:
                           const Eigen::VectorXd& lambda, Jacobians& J) = 0;
     /// Consistent initial velocities, accelerations and multipliers at the current q and t
     /// (velocities from the model's initial twists).
-    virtual void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a, Eigen::VectorXd& lambda) = 0;
+    virtual void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                   Eigen::VectorXd& lambda) = 0;
     /// Called after each converged step (node states, history of solved points).
     virtual void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) = 0;
     /// Name of equation row i of [(1); (2)].

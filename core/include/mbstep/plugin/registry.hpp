@@ -97,14 +97,15 @@ struct FormulationDescriptor {
 };
 
 class Registry {
-public:
+  public:
     /// Add* reject an empty or duplicate name, naming both libraries (throws RunError).
     void Add(ElementDescriptor d);
     void Add(DriveDescriptor d);
     void Add(IntegratorDescriptor d);
     void Add(FormulationDescriptor d);
 
-    const ElementDescriptor* FindElement(const std::string& statement, const std::string& name) const;
+    const ElementDescriptor* FindElement(const std::string& statement,
+                                         const std::string& name) const;
     const DriveDescriptor* FindDrive(const std::string& name) const;
     const IntegratorDescriptor* FindIntegrator(const std::string& name) const;
     const FormulationDescriptor* FindFormulation(const std::string& name) const;
@@ -120,7 +121,7 @@ public:
     /// Keys are normalised: lower case, runs of white space collapsed to one space.
     static std::string Normalize(const std::string& name);
 
-private:
+  private:
     std::vector<ElementDescriptor> elements_;
     std::vector<DriveDescriptor> drives_;
     std::vector<IntegratorDescriptor> integrators_;

@@ -1,0 +1,441 @@
+// mbstep — formulation `euler parameters` (equations in euler_parameters_formulation.hpp).
+#include "euler_parameters_formulation.hpp"
+
+#include <Eigen/SparseLU>
+#include <cmath>
+#include <sstream>
+
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::ep {
+
+Mat34 EMatrix(const Vec4& e) {
+    Mat34 m;
+    m.col(0) = -e.tail<3>();
+    m.rightCols<3>() = e[0] * Mat3::Identity() + Skew(e.tail<3>());
+    return m;
+}
+
+Mat34 LMatrix(const Vec4& e) {
+    Mat34 m;
+    m.col(0) = -e.tail<3>();
+    m.rightCols<3>() = e[0] * Mat3::Identity() - Skew(e.tail<3>());
+    return m;
+}
+
+namespace {
+constexpr int kNodeCoords = 7;
+using Mat7 = Eigen::Matrix<double, 7, 7>;
+using Mat67 = Eigen::Matrix<double, 6, 7>;
+using Trip = Eigen::Triplet<double>;
+
+// The 4 x 4 matrices of the maps e -> E(e)^T m and e -> L(e)^T y (linear in e).
+Mat4 ETransposeTimes(const Vec3& m) {
+    Mat4 out;
+    for (int k = 0; k < 4; ++k) out.col(k) = EMatrix(Vec4::Unit(k)).transpose() * m;
+    return out;
+}
+Mat4 LTransposeTimes(const Vec3& y) {
+    Mat4 out;
+    for (int k = 0; k < 4; ++k) out.col(k) = LMatrix(Vec4::Unit(k)).transpose() * y;
+    return out;
+}
+
+// eq. (1): G(e) = (2/|e|^2) E(e).
+Mat34 GMatrix(const Vec4& e) { return (2.0 / e.squaredNorm()) * EMatrix(e); }
+// d(G(e) b)/de for a fixed 4-vector b (E(e) b = -E(b) e).
+Mat34 GTimesDerivative(const Vec4& e, const Vec4& b) {
+    const double n2 = e.squaredNorm();
+    return -(2.0 / n2) * EMatrix(b) - (4.0 / (n2 * n2)) * (EMatrix(e) * b) * e.transpose();
+}
+// d(G(e)^T m)/de for a fixed 3-vector m.
+Mat4 GTransposeTimesDerivative(const Vec4& e, const Vec3& m) {
+    const double n2 = e.squaredNorm();
+    return (2.0 / n2) * ETransposeTimes(m) -
+           (4.0 / (n2 * n2)) * (EMatrix(e).transpose() * m) * e.transpose();
+}
+
+void AddDense(std::vector<Trip>& t, int r0, int c0, const Eigen::MatrixXd& b) {
+    for (int j = 0; j < b.cols(); ++j)
+        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
+}
+
+Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<Trip>& t) {
+    Eigen::SparseMatrix<double> m(rows, cols);
+    m.setFromTriplets(t.begin(), t.end());
+    m.makeCompressed();
+    return m;
+}
+}  // namespace
+
+EulerParametersFormulation::EulerParametersFormulation(const Model& model) : model_(model) {
+    const auto& mnodes = model.nodes();
+    const int nn = static_cast<int>(mnodes.size());
+    nodes_.resize(nn);
+    states_.resize(nn);
+    std::vector<NodeInertia> inertia(nn);
+    const auto& elems = model.elements();
+    for (const auto& e : elems) {
+        std::vector<NodeInertia> local(e->nodes().size());
+        e->AddInertia(local);
+        for (size_t k = 0; k < local.size(); ++k) inertia[e->nodes()[k]] += local[k];
+    }
+    for (int i = 0; i < nn; ++i) {
+        nodes_[i].offset = kNodeCoords * i;
+        nodes_[i].inertia = inertia[i];
+        const bool dynamic = mnodes[i].kind == NodeKind::kDynamic;
+        if (dynamic && inertia[i].m <= 0.0)
+            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
+                           " has no mass: attach a body or make it static");
+        if (inertia[i].s.norm() > 1e-12 * std::max(1.0, inertia[i].m))
+            throw RunError(
+                "formulation 'euler parameters': structural node " +
+                std::to_string(mnodes[i].label) +
+                " carries a body whose centre of mass is off the node (first moment s = m c "
+                "!= 0); the coupling terms are not implemented: put the node at the centre "
+                "of mass, or use the cgr formulation");
+    }
+    nv_ = kNodeCoords * nn;
+    elements_.resize(elems.size());
+    ptr_offset_.resize(elems.size());
+    int ptrs = 0;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const Element& el = *elems[e];
+        const int m = el.num_multipliers();
+        if (m > ElementBlock::kMaxMultipliers ||
+            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
+            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
+        for (int j = 0; j < m; ++j)
+            if (el.row_level(j) == ConstraintLevel::kVelocity)
+                throw RunError("formulation 'euler parameters': " + el.statement() + " " +
+                               std::to_string(el.label()) + " (" + el.type() +
+                               ") has velocity-level constraint rows, which this second-order "
+                               "formulation does not support; use the cgr formulation");
+        elements_[e].m = m;
+        if (m > 0) {
+            elements_[e].mult_offset = nm_elements_;
+            nm_elements_ += m;
+        }
+        ptr_offset_[e] = ptrs;
+        ptrs += static_cast<int>(el.nodes().size());
+        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
+    }
+    nc_ = nm_elements_ + nn;
+    ptrs_.resize(ptrs);
+    for (size_t e = 0; e < elems.size(); ++e)
+        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
+            ptrs_[ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+
+    // Initial configuration: e from R0 (unit quaternion with e0 >= 0), twist mapped to e'.
+    q_.setZero(nv_);
+    v_.setZero(nv_);
+    lambda_.setZero(nc_);
+    for (int i = 0; i < nn; ++i) {
+        const FrameState& s0 = mnodes[i].initial;
+        const Eigen::Quaterniond quat(s0.R);
+        Vec4 e(quat.w(), quat.x(), quat.y(), quat.z());
+        if (e[0] < 0) e = -e;
+        const int o = nodes_[i].offset;
+        q_.segment<3>(o) = s0.x;
+        q_.segment<4>(o + 3) = e;
+        v_.segment<3>(o) = s0.v;
+        v_.segment<4>(o + 3) = 0.5 * EMatrix(e).transpose() * s0.w;  // inverse of eq. (1)
+    }
+    ComputeStates(v_);
+}
+
+void EulerParametersFormulation::ComputeStates(const Eigen::VectorXd& v) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const int o = nodes_[i].offset;
+        const Vec4 e = q_.segment<4>(o + 3);
+        FrameState& s = states_[i];
+        s.x = q_.segment<3>(o);
+        s.R = EMatrix(e) * LMatrix(e).transpose() / e.squaredNorm();
+        s.v = v.segment<3>(o);
+        s.w = GMatrix(e) * v.segment<4>(o + 3);  // eq. (1)
+    }
+}
+
+void EulerParametersFormulation::set_q(const Eigen::VectorXd& q) {
+    q_ = q;
+    ComputeStates(v_);
+}
+
+const double* EulerParametersFormulation::multipliers(int element) const {
+    const ElementData& ed = elements_[element];
+    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
+}
+
+void EulerParametersFormulation::TangentOperator(const Eigen::VectorXd& /*dq*/,
+                                                 Eigen::SparseMatrix<double>& T) const {
+    T.resize(nv_, nv_);
+    T.setIdentity();
+}
+
+void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                          const Eigen::VectorXd& lambda, Eigen::VectorXd& Ma,
+                                          Eigen::VectorXd& f, Eigen::VectorXd& phi) {
+    ComputeStates(v);
+    Ma.setZero(nv_);
+    f.setZero(nv_);
+    phi.setZero(nc_);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        const int o = nd.offset;
+        const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
+        const Mat34 L = LMatrix(e);
+        const Mat3& J = nd.inertia.J;
+        Ma.segment<3>(o) = nd.inertia.m * a.segment<3>(o);                                    // (2)
+        Ma.segment<4>(o + 3) = 4.0 * L.transpose() * J * L * ea;                              // (3)
+        f.segment<4>(o + 3) = 8.0 * L.transpose() * L * LMatrix(ed).transpose() * J * L * ed  // (3)
+                              + e * lambda[unit_offset(static_cast<int>(i))];
+        phi[unit_offset(static_cast<int>(i))] = 0.5 * (e.squaredNorm() - 1.0);  // (4)
+    }
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
+        el.Evaluate(ctx, b);
+        const auto& en = el.nodes();
+        for (size_t k = 0; k < en.size(); ++k) {
+            const int o = nodes_[en[k]].offset;
+            const Vec4 eq = q_.segment<4>(o + 3);
+            f.segment<3>(o) -= b.f.segment<3>(6 * k);                                    // (2)
+            f.segment<4>(o + 3) -= GMatrix(eq).transpose() * b.f.segment<3>(6 * k + 3);  // (3)
+        }
+        for (int j = 0; j < ed.m; ++j) phi[ed.mult_offset + j] = b.phi[j];  // (5)
+    }
+}
+
+void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                          const Eigen::VectorXd& lambda, Jacobians& Jac) {
+    ComputeStates(v);
+    std::vector<Trip> tm, tkq, tc, tk, tl, tb;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        const int o = nd.offset;
+        const int u = unit_offset(static_cast<int>(i));
+        const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
+        const Mat34 L = LMatrix(e), Ld = LMatrix(ed);
+        const Mat3& J = nd.inertia.J;
+        AddDense(tm, o, o, nd.inertia.m * Mat3::Identity());
+        AddDense(tm, o + 3, o + 3, 4.0 * L.transpose() * J * L);
+        // d(4 L^T J L a)/de, with L(e) a = -L(a) e.
+        AddDense(tkq, o + 3, o + 3,
+                 4.0 * (LTransposeTimes(J * L * ea) - L.transpose() * J * LMatrix(ea)));
+        // f_w = 8 L^T y, y = L z, z = L(e')^T p, p = J L e'  (eq. (3), velocity term).
+        const Vec3 p = J * L * ed;
+        const Vec4 z = Ld.transpose() * p;
+        const Vec3 y = L * z;
+        const Mat34 dp_de = -J * Ld;
+        const Mat4 dz_de = Ld.transpose() * dp_de;
+        const Mat34 dy_de = -LMatrix(z) + L * dz_de;
+        Mat4 dfe = 8.0 * (LTransposeTimes(y) + L.transpose() * dy_de);
+        dfe += lambda[u] * Mat4::Identity();  // d(e lambda_e)/de
+        AddDense(tk, o + 3, o + 3, dfe);
+        const Mat34 dp_ded = J * L;
+        const Mat4 dz_ded = LTransposeTimes(p) + Ld.transpose() * dp_ded;
+        AddDense(tc, o + 3, o + 3, 8.0 * L.transpose() * L * dz_ded);
+        AddDense(tl, o + 3, u, e);
+        AddDense(tb, u, o + 3, e.transpose());
+        // Static and translational blocks keep a fixed pattern.
+        AddDense(tk, o, o, Mat3::Zero());
+        AddDense(tc, o, o, Mat3::Zero());
+    }
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const auto& en = el.nodes();
+        const int k = static_cast<int>(en.size());
+        b.Reset(k, ed.m, true);
+        el.Evaluate(ctx, b);
+        // P = diag(I, G) maps (dx, de) to (dx, dtheta); Wv = d(v_tw)/dq = diag(0, dw/de).
+        std::vector<Mat67> P(k), Wv(k);
+        for (int c = 0; c < k; ++c) {
+            const int o = nodes_[en[c]].offset;
+            const Vec4 eq = q_.segment<4>(o + 3);
+            P[c].setZero();
+            P[c].topLeftCorner<3, 3>().setIdentity();
+            P[c].bottomRightCorner<3, 4>() = GMatrix(eq);
+            Wv[c].setZero();
+            Wv[c].bottomRightCorner<3, 4>() = GTimesDerivative(eq, v.segment<4>(o + 3));
+        }
+        for (int r = 0; r < k; ++r) {
+            const int orow = nodes_[en[r]].offset;
+            const Mat67& Pr = P[r];
+            for (int c = 0; c < k; ++c) {
+                const int ocol = nodes_[en[c]].offset;
+                const auto Kel = b.K.block<6, 6>(6 * r, 6 * c);
+                const auto Cel = b.C.block<6, 6>(6 * r, 6 * c);
+                // f = -P^T f_el: df/dq = P^T (K_el P + C_el Wv) (- d(G^T M)/de on the diagonal).
+                Mat7 Kb = Pr.transpose() * (Kel * P[c] + Cel * Wv[c]);
+                if (r == c) {
+                    const Vec4 eq = q_.segment<4>(orow + 3);
+                    Kb.bottomRightCorner<4, 4>() -=
+                        GTransposeTimesDerivative(eq, b.f.segment<3>(6 * r + 3));
+                }
+                AddDense(tk, orow, ocol, Kb);
+                AddDense(tc, orow, ocol, Pr.transpose() * Cel * P[c]);
+            }
+            if (ed.m > 0)
+                AddDense(tl, orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
+        }
+        for (int c = 0; c < k && ed.m > 0; ++c)
+            AddDense(tb, ed.mult_offset, nodes_[en[c]].offset, b.phi_q.middleCols<6>(6 * c) * P[c]);
+    }
+    Jac.M = FromTriplets(nv_, nv_, tm);
+    Jac.Kq_inertia = FromTriplets(nv_, nv_, tkq);
+    Jac.C = FromTriplets(nv_, nv_, tc);
+    Jac.K = FromTriplets(nv_, nv_, tk);
+    Jac.L = FromTriplets(nv_, nc_, tl);
+    Jac.B = FromTriplets(nc_, nv_, tb);
+}
+
+void EulerParametersFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                                   Eigen::VectorXd& lambda) {
+    v = v_;
+    a.setZero(nv_);
+    lambda.setZero(nc_);
+    Eigen::VectorXd Ma, f0, phi;
+    Evaluate(v, a, lambda, Ma, f0, phi);
+    Jacobians J;
+    Evaluate(v, a, lambda, J);
+    // phi_dd = d^2/dtau^2 phi(q + tau v, t + tau): central differences with Richardson
+    // extrapolation (error O(d^4)); d keeps the parameter change ~1e-3.
+    const Eigen::VectorXd q0 = q_;
+    const double t0 = t_;
+    auto phi_at = [&](double tau) {
+        q_ = q0 + tau * v;
+        t_ = t0 + tau;
+        Eigen::VectorXd m, ff, p;
+        Evaluate(v, a, lambda, m, ff, p);
+        return p;
+    };
+    const double d = 1e-3 / std::max(1.0, v.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd p0 = phi_at(0.0);
+    const Eigen::VectorXd dd1 = (phi_at(d) - 2.0 * p0 + phi_at(-d)) / (d * d);
+    const Eigen::VectorXd dd2 = (phi_at(0.5 * d) - 2.0 * p0 + phi_at(-0.5 * d)) / (0.25 * d * d);
+    Eigen::VectorXd phi_dd = (4.0 * dd2 - dd1) / 3.0;
+    q_ = q0;
+    t_ = t0;
+    // The unit-length rows exactly: d^2/dt^2 (e^T e - 1)/2 = e'^T e' + e^T e''.
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        phi_dd[unit_offset(static_cast<int>(i))] = v.segment<4>(nodes_[i].offset + 3).squaredNorm();
+    std::vector<Trip> t;
+    const Eigen::SparseMatrix<double> A11 = J.M;
+    for (int k = 0; k < A11.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(A11, k); it; ++it)
+            t.emplace_back(it.row(), it.col(), it.value());
+    for (int k = 0; k < J.L.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(J.L, k); it; ++it)
+            t.emplace_back(it.row(), nv_ + it.col(), it.value());
+    for (int k = 0; k < J.B.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(J.B, k); it; ++it)
+            t.emplace_back(nv_ + it.row(), it.col(), it.value());
+    // Static nodes have no inertia: their rows are equilibrium, columns need the stiffness.
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        if (model_.nodes()[i].kind == NodeKind::kStatic)
+            throw RunError(
+                "formulation 'euler parameters': static structural node " +
+                std::to_string(model_.nodes()[i].label) +
+                " is not supported yet (initial accelerations); use the cgr formulation");
+    Eigen::SparseMatrix<double> A = FromTriplets(nv_ + nc_, nv_ + nc_, t);
+    Eigen::VectorXd rhs(nv_ + nc_);
+    rhs << -f0, -phi_dd;
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(A);
+    if (lu.info() != Eigen::Success)
+        throw RunError("euler parameters: singular initial acceleration system at t = " +
+                       std::to_string(t_) + " (redundant constraints?)");
+    const Eigen::VectorXd sol = lu.solve(rhs);
+    a = sol.head(nv_);
+    lambda = sol.tail(nc_);
+    lambda_ = lambda;
+    ComputeStates(v);
+}
+
+void EulerParametersFormulation::AfterConvergence(const Eigen::VectorXd& v,
+                                                  const Eigen::VectorXd& lambda) {
+    v_ = v;
+    lambda_ = lambda;
+    ComputeStates(v_);
+}
+
+std::vector<int> EulerParametersFormulation::euler_parameter_offsets() const {
+    std::vector<int> out;
+    for (const NodeData& nd : nodes_) out.push_back(nd.offset + 3);
+    return out;
+}
+
+std::string EulerParametersFormulation::DescribeEquation(int row) const {
+    static const char* kRows[7] = {"force x",
+                                   "force y",
+                                   "force z",
+                                   "euler parameter e0",
+                                   "euler parameter e1",
+                                   "euler parameter e2",
+                                   "euler parameter e3"};
+    std::ostringstream os;
+    if (row < nv_) {
+        os << "structural node " << model_.nodes()[row / kNodeCoords].label << ", "
+           << kRows[row % kNodeCoords];
+        return os.str();
+    }
+    const int c = row - nv_;
+    if (c >= nm_elements_) {
+        os << "structural node " << model_.nodes()[c - nm_elements_].label << ", unit length of e";
+        return os.str();
+    }
+    const auto& elems = model_.elements();
+    for (size_t e = 0; e < elements_.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m) {
+            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
+               << "), constraint equation " << (c - ed.mult_offset + 1);
+            return os.str();
+        }
+    }
+    os << "equation " << row;
+    return os.str();
+}
+
+Invariants EulerParametersFormulation::ComputeInvariants() const {
+    Invariants inv;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        const FrameState& s = states_[i];
+        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
+        const Vec3 p = nd.inertia.m * s.v;
+        inv.kinetic += 0.5 * nd.inertia.m * s.v.squaredNorm() + 0.5 * s.w.dot(J * s.w);
+        inv.momentum += p;
+        inv.angular_momentum += s.x.cross(p) + J * s.w;
+    }
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr, grav};
+        inv.potential += elems[e]->PotentialEnergy(ctx);
+        if (ed.m > 0) {
+            b.Reset(static_cast<int>(elems[e]->nodes().size()), ed.m, false);
+            elems[e]->Evaluate(ctx, b);
+            for (int j = 0; j < ed.m; ++j)
+                inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
+        }
+    }
+    return inv;
+}
+
+}  // namespace mbstep::ep

@@ -1,0 +1,120 @@
+// mbstep — formulation `euler parameters`: the second-order index-3 DAE of
+// [Sherif, Nachbagauer, Steiner, Lauss 2019] in q = (x, e) per structural node (7 coordinates,
+// e = (e0, e1, e2, e3) Euler parameters), v = q', a = q''.
+//
+// Notation: E(e) = [-e_v, e0 I + skew(e_v)], L(e) = [-e_v, e0 I - skew(e_v)] (3 x 4, linear in e,
+// [paper] eq. (4)); |e|^2 = e^T e; the node orientation is the rotation of the normalised
+// parameters, R = R(e/|e|) = E(e) L(e)^T / |e|^2, so that every Jacobian is exact also for the
+// non-unit e of Newton iterates. Its exact maps to the element (twist) space are
+//
+//   (1) dtheta = G(e) de,  w = G(e) e',  G(e) = (2/|e|^2) E(e)    spatial increments, spatial w
+//       (= 2 E(e) de on |e| = 1; body frame: 2 L(e) de, [paper] eq. (3))
+//
+// Equations of motion per node (J the body-frame inertia about the node, m the mass):
+//
+//   (2) m x'' - F                                                          = 0   (3 rows)
+//   (3) 4 L^T J L e'' + 8 L^T L L(e')^T J L e' - G^T M_W + e lambda_e      = 0   (4 rows)
+//   (4) phi_e = (e^T e - 1) / 2                                             = 0   (per node)
+//   (5) phi(q, t)                                                           = 0   (element rows)
+//
+// (3) is [paper] eq. (9) with the torque term 2 L^T m_body written as G^T m_spatial
+// (= 2 E^T m_W = 2 L^T m_B on |e| = 1) and the constraint force (1/2) C_e^T lambda = e lambda.
+// F, M_W are the elements' forces and moments in twist space (reactions included,
+// -W^T lambda), so the f of second_order.hpp is f = -P^T f_element + inertia velocity terms
+// + e lambda_e with P = diag(I, G). Element K, C, L, phi_q are mapped with P and with
+// dw/de = d(G(e) e')/de = -(2/|e|^2) E(e') - (4/|e|^4) E(e) e' e^T.
+//
+// Limits (refused with a message): bodies whose centre of mass is off the node (s != 0: the
+// translational/rotational coupling terms are not implemented; put the node at the centre of
+// mass, as the heavy-top deck does) and velocity-level constraint rows (phi depends on q only
+// in the second-order interface).
+//
+// Initial conditions: v from the initial twists (e' = E(e)^T w / 2, so e^T e' = 0); a and the
+// multipliers from one linear solve [M, L; B, 0] (a; lambda) = (-f(lambda = 0); -phi_dd), phi_dd
+// the second time derivative of phi along q + tau v, t + tau (central differences, Richardson).
+//
+// Reference: K. Sherif, K. Nachbagauer, W. Steiner, P. Lauss, "A modified HHT method for the
+// numerical simulation of rigid body rotations with Euler parameters", Multibody Syst Dyn 46
+// (2019) 181-202, eqs. (3), (4), (5), (9).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <string>
+#include <vector>
+
+#include "mbstep/formulation/formulation.hpp"
+#include "mbstep/formulation/second_order.hpp"
+
+namespace mbstep::ep {
+
+using Vec4 = Eigen::Vector4d;
+using Mat4 = Eigen::Matrix4d;
+using Mat34 = Eigen::Matrix<double, 3, 4>;
+
+/// E(e) = [-e_v, e0 I + skew(e_v)] and L(e) = [-e_v, e0 I - skew(e_v)].
+Mat34 EMatrix(const Vec4& e);
+Mat34 LMatrix(const Vec4& e);
+
+class EulerParametersFormulation final : public Formulation, public SecondOrderProblem {
+  public:
+    explicit EulerParametersFormulation(const Model& model);
+
+    // Formulation
+    std::string name() const override { return "euler parameters"; }
+    ProblemInterface interface() const override { return ProblemInterface::kSecondOrderDae; }
+    SecondOrderProblem* second_order() override { return this; }
+    const Model& model() const override { return model_; }
+    const std::vector<FrameState>& node_states() const override { return states_; }
+    const double* multipliers(int element) const override;
+    double time() const override { return t_; }
+    Invariants ComputeInvariants() const override;
+    void set_threads(int /*n*/) override {}  // serial assembly
+
+    // SecondOrderProblem
+    int num_velocities() const override { return nv_; }
+    int num_constraints() const override { return nc_; }
+    bool vector_space() const override { return true; }
+    const Eigen::VectorXd& q() const override { return q_; }
+    void set_q(const Eigen::VectorXd& q) override;
+    void Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
+                 Eigen::VectorXd& q1) const override {
+        q1 = q0 + dq;
+    }
+    void TangentOperator(const Eigen::VectorXd& dq, Eigen::SparseMatrix<double>& T) const override;
+    void SetTime(double t) override { t_ = t; }
+    void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
+                  Eigen::VectorXd& Ma, Eigen::VectorXd& f, Eigen::VectorXd& phi) override;
+    void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
+                  Jacobians& J) override;
+    void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                           Eigen::VectorXd& lambda) override;
+    void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) override;
+    std::string DescribeEquation(int row) const override;
+    std::vector<int> euler_parameter_offsets() const override;
+
+  private:
+    struct NodeData {
+        int offset{0};  // in q and v (7 per node)
+        NodeInertia inertia;
+    };
+    struct ElementData {
+        int mult_offset{-1};  // in lambda
+        int m{0};
+    };
+    void ComputeStates(const Eigen::VectorXd& v);
+    int unit_offset(int node) const { return nm_elements_ + node; }
+
+    const Model& model_;
+    int nv_{0}, nc_{0}, nm_elements_{0};
+    double t_{0.0};
+    std::vector<NodeData> nodes_;
+    std::vector<ElementData> elements_;
+    std::vector<int> active_elements_;
+    Eigen::VectorXd q_, v_, lambda_;
+    std::vector<FrameState> states_;
+    std::vector<const FrameState*> ptrs_;
+    std::vector<int> ptr_offset_;
+};
+
+}  // namespace mbstep::ep

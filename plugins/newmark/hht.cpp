@@ -1,0 +1,210 @@
+// mbstep — `hht, alpha [, modified]` (equations in hht.hpp).
+#include "hht.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mbstep/common.hpp"
+
+namespace mbstep::newmark {
+
+namespace {
+using Vec4 = Eigen::Vector4d;
+using Mat4 = Eigen::Matrix4d;
+using Mat34 = Eigen::Matrix<double, 3, 4>;
+using Trip = Eigen::Triplet<double>;
+
+// L(e) = [-e_v, e0 I - skew(e_v)], [Sherif et al.] eq. (4).
+Mat34 LMatrix(const Vec4& e) {
+    Mat34 m;
+    m << -e[1], e[0], e[3], -e[2],  //
+        -e[2], -e[3], e[0], e[1],   //
+        -e[3], e[2], -e[1], e[0];
+    return m;
+}
+// w^ of eq. (70): L(e)^T w = w^ e.
+Mat4 WHat(const Eigen::Vector3d& w) {
+    Mat4 m;
+    for (int k = 0; k < 4; ++k) m.col(k) = LMatrix(Vec4::Unit(k)).transpose() * w;
+    return m;
+}
+
+void AppendTriplets(std::vector<Trip>& t, const Eigen::SparseMatrix<double>& m, int r0, int c0,
+                    double s) {
+    for (int k = 0; k < m.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(m, k); it; ++it)
+            t.emplace_back(r0 + it.row(), c0 + it.col(), s * it.value());
+}
+}  // namespace
+
+void Hht::CheckAlpha(double alpha) {
+    if (!(alpha >= -1.0 / 3.0 && alpha <= 0.0)) {
+        std::ostringstream os;
+        os << "hht: alpha must be in [-1/3, 0], got " << alpha;
+        throw RunError(os.str());
+    }
+}
+
+Hht::Hht(double alpha, bool modified) : alpha_(alpha), modified_(modified) {
+    CheckAlpha(alpha);
+    beta_ = 0.25 * (1.0 - alpha) * (1.0 - alpha);  // eq. (19)
+    gamma_ = 0.5 * (1.0 - 2.0 * alpha);
+}
+
+void Hht::Attach(Formulation& f, const SolverSettings& s) {
+    formulation_ = &f;
+    problem_ = f.second_order();
+    if (!problem_)
+        throw RunError(
+            "integrator 'hht' needs a second-order DAE formulation (euler parameters); '" +
+            f.name() + "' is not one");
+    if (!problem_->vector_space())
+        throw RunError("integrator 'hht' needs a vector-space formulation (euler parameters); '" +
+                       f.name() + "' is a Lie group formulation");
+    e_offsets_ = problem_->euler_parameter_offsets();
+    if (modified_ && e_offsets_.empty())
+        throw RunError(
+            "integrator 'hht, ..., modified' needs a formulation with Euler parameters "
+            "(euler parameters); '" +
+            f.name() + "' has none");
+    nv_ = problem_->num_velocities();
+    nc_ = problem_->num_constraints();
+    newton_ = std::make_unique<NewtonSolver>(s);
+}
+
+void Hht::Start(double t0, double h) {
+    problem_->SetTime(t0);
+    problem_->InitialConditions(v_n_, a_n_, lambda_n_);
+    q_n_ = problem_->q();
+    problem_->Evaluate(v_n_, a_n_, lambda_n_, Ma_, f_n_, phi_);
+    problem_->AfterConvergence(v_n_, lambda_n_);
+    q_ = q_n_;
+    v_ = v_n_;
+    a_ = a_n_;
+    lambda_ = lambda_n_;
+    // The fixed pattern of (5), from one evaluation.
+    h_ = last_h_ = h;
+    w_n_.assign(e_offsets_.size(), Eigen::Vector3d::Zero());
+    Eigen::SparseMatrix<double> J;
+    IterationMatrix(J);
+    pattern_nnz_ = J.nonZeros();
+    newton_->Setup(J);
+}
+
+void Hht::UpdateKinematics() {
+    const double h = h_;
+    q_ = q_n_ + h * v_n_ + h * h * (0.5 - beta_) * a_n_ + h * h * beta_ * a_;  // (1)
+    v_ = v_n_ + h * (1.0 - gamma_) * a_n_ + h * gamma_ * a_;                   // (2)
+    if (modified_)
+        for (size_t k = 0; k < e_offsets_.size(); ++k) {  // (2m)
+            const int o = e_offsets_[k];
+            const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
+            v_.segment<4>(o) = LMatrix(e).transpose() * w_n_[k] + h * gamma_ * (ea - e * e.dot(ea));
+        }
+    problem_->set_q(q_);
+}
+
+void Hht::IterationMatrix(Eigen::SparseMatrix<double>& J) {
+    problem_->Evaluate(v_, a_, lambda_, jac_);
+    const double h = h_, bh2 = beta_ * h * h;
+    // D = dv/da: gamma h I, Euler-parameter blocks (6) for `modified`.
+    std::vector<Trip> td;
+    std::vector<bool> in_e(nv_, false);
+    for (size_t k = 0; k < e_offsets_.size(); ++k) {
+        const int o = e_offsets_[k];
+        Mat4 D = gamma_ * h * Mat4::Identity();
+        if (modified_) {
+            const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
+            D = bh2 * WHat(w_n_[k]) + h * gamma_ * (Mat4::Identity() - e * e.transpose()) -
+                h * gamma_ * bh2 * (e * ea.transpose() + e.dot(ea) * Mat4::Identity());  // eq. (69)
+        }
+        for (int j = 0; j < 4; ++j) {
+            in_e[o + j] = true;
+            for (int i = 0; i < 4; ++i) td.emplace_back(o + i, o + j, D(i, j));
+        }
+    }
+    for (int i = 0; i < nv_; ++i)
+        if (!in_e[i]) td.emplace_back(i, i, gamma_ * h);
+    Eigen::SparseMatrix<double> D(nv_, nv_);
+    D.setFromTriplets(td.begin(), td.end());
+    const Eigen::SparseMatrix<double> CD = jac_.C * D;
+    const Eigen::SparseMatrix<double> A11 = jac_.M + bh2 * jac_.Kq_inertia +
+                                            ((1.0 + alpha_) * bh2) * jac_.K +
+                                            (1.0 + alpha_) * CD;  // (5)
+    std::vector<Trip> t;
+    AppendTriplets(t, A11, 0, 0, 1.0);
+    AppendTriplets(t, jac_.L, 0, nv_, 1.0 + alpha_);
+    AppendTriplets(t, jac_.B, nv_, 0, bh2);  // (4): d phi / da = B beta h^2
+    Eigen::SparseMatrix<double> out(nv_ + nc_, nv_ + nc_);
+    out.setFromTriplets(t.begin(), t.end());
+    out.makeCompressed();
+    if (pattern_nnz_ > 0 && out.nonZeros() != pattern_nnz_)
+        throw RunError("hht: the iteration matrix changed its sparsity pattern");
+    J = std::move(out);
+}
+
+class HhtSystem final : public NewtonSystem {
+  public:
+    explicit HhtSystem(Hht& m) : m_(m) {}
+    void Residual(Eigen::VectorXd& r) override {
+        Hht& m = m_;
+        m.problem_->Evaluate(m.v_, m.a_, m.lambda_, m.Ma_, m.f_, m.phi_);
+        r.resize(m.nv_ + m.nc_);
+        r.head(m.nv_) = m.Ma_ + (1.0 + m.alpha_) * m.f_ - m.alpha_ * m.f_n_;  // (3)
+        r.tail(m.nc_) = m.phi_;                                               // (4)
+    }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override { m_.IterationMatrix(J); }
+    void Update(const Eigen::VectorXd& dx) override {
+        m_.a_ += dx.head(m_.nv_);
+        m_.lambda_ += dx.tail(m_.nc_);
+        m_.UpdateKinematics();
+    }
+    std::string DescribeEquation(int row) const override {
+        return m_.problem_->DescribeEquation(row);
+    }
+
+  private:
+    Hht& m_;
+};
+
+StepStats Hht::Advance(double t, double h) {
+    h_ = h;
+    if (h != last_h_) newton_->InvalidateJacobian();
+    last_h_ = h;
+    // (2m): w = L_n e'_n + h (1 - gamma) L_n e''_n, fixed during the step.
+    for (size_t k = 0; k < e_offsets_.size(); ++k) {
+        const int o = e_offsets_[k];
+        const Mat34 Ln = LMatrix(q_n_.segment<4>(o));
+        w_n_[k] = Ln * (v_n_.segment<4>(o) + h * (1.0 - gamma_) * a_n_.segment<4>(o));
+    }
+    problem_->SetTime(t + h);
+    a_ = a_n_;
+    lambda_ = lambda_n_;
+    UpdateKinematics();
+    HhtSystem sys(*this);
+    const NewtonResult r = newton_->Solve(sys);
+    StepStats s;
+    s.iterations = r.iterations;
+    s.factorizations = r.factorizations;
+    s.residual = r.residual;
+    s.solution = r.solution;
+    s.converged = r.converged;
+    if (!r.converged) {
+        std::ostringstream os;
+        os << "at t = " << t + h << ": " << r.message;
+        s.failure = os.str();
+        problem_->SetTime(t);
+        problem_->set_q(q_n_);
+        return s;
+    }
+    // f_{n+1} at the converged point (the last residual may precede the last update).
+    problem_->Evaluate(v_, a_, lambda_, Ma_, f_n_, phi_);
+    q_n_ = q_;
+    v_n_ = v_;
+    a_n_ = a_;
+    lambda_n_ = lambda_;
+    problem_->AfterConvergence(v_n_, lambda_n_);
+    return s;
+}
+
+}  // namespace mbstep::newmark

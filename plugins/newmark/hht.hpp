@@ -1,0 +1,99 @@
+// mbstep — `hht, alpha [, modified]`: the Hilber–Hughes–Taylor alpha method on second-order
+// index-3 DAEs (SecondOrderProblem, vector-space formulations), one step, order 2, numerical
+// dissipation tuned by alpha in [-1/3, 0] (rho_inf = (1 + alpha)/(1 - alpha); alpha = 0 is the
+// trapezoidal Newmark rule). With `modified`, the velocity update of every node's Euler
+// parameters is the modified Newmark formula of [Sherif et al. 2019] (needs a formulation that
+// provides euler_parameter_offsets(), i.e. `euler parameters`).
+//
+// Unknowns of the step n -> n+1: a = a_{n+1} and lambda = lambda_{n+1}. With
+//   beta = (1 - alpha)^2 / 4,  gamma = (1 - 2 alpha) / 2                        [paper] eq. (19)
+//   (1) q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) a_n + h^2 beta a                eqs. (17), (59)
+//   (2) v_{n+1} = v_n + h (1 - gamma) a_n + h gamma a                            eqs. (18), (60)
+//   (2m) modified, Euler parameters e of each node (replaces (2) there):        eqs. (33)-(34)
+//       e'_{n+1} = L_{n+1}^T w + h gamma (I - e_{n+1} e_{n+1}^T) e''_{n+1},
+//       w = L_n e'_n + h (1 - gamma) L_n e''_n,  L = L(e) of eq. (4)
+//   (3) r = M(q_{n+1}) a + (1 + alpha) f_{n+1} - alpha f_n = 0                   eqs. (20), (61)
+//   (4) phi(q_{n+1}, t_{n+1}) = 0
+// f holds every term but M a (velocity-dependent inertia, element forces, reactions), see
+// formulation/second_order.hpp. Iteration matrix:
+//   (5) J = [M + beta h^2 (Kq_inertia + (1 + alpha) K) + (1 + alpha) C D,  (1 + alpha) L;
+//            beta h^2 B,                                                   0]
+// Scaling for small h [Bottasso, Bauchau, Cardona 2007]: the constraint rows of J are O(h^2)
+// while the others are O(1); dividing them by beta h^2 makes J O(1). That row scaling leaves
+// the Newton increment unchanged and is applied inside the factorization (KLU equilibrates
+// rows, `scale = 2`), not to the residual: a residual row phi / (beta h^2) would put the
+// round-off of phi (~1e-16) at 1e-16 / (beta h^2) (3e-11 at h = 1e-2) above a 1e-12
+// tolerance, whereas the unscaled row makes the residual test bound |phi| itself, so the
+// unit-length constraint holds to the Newton tolerance after every converged step.
+// with D = dv_{n+1}/da = gamma h I, and on the Euler-parameter blocks of `modified`
+//   (6) D_e = h^2 beta w^ + h gamma (I - e e^T) - h^3 gamma beta (e e''^T + (e^T e'') I)
+//       (eq. (69); w^ = d(L(e)^T w)/de, the 4x4 matrix of eq. (70)).
+// Newton: full or modified (SolverSettings; refactoring after the deck's iteration count, on a
+// contraction rate above 0.5 or when h changes); factorizations are reported per step.
+//
+// Parameters: alpha in [-1/3, 0] (default -0.1; other values are rejected with the range, never
+// clamped); `modified` (optional keyword). Start-up: consistent a_0, lambda_0 from the
+// formulation (InitialConditions) in Start(); no predictor (Newton starts from a_n, lambda_n).
+//
+// References: H. M. Hilber, T. J. R. Hughes, R. L. Taylor, Earthq. Eng. Struct. Dyn. 5 (1977)
+// 283-292; K. Sherif, K. Nachbagauer, W. Steiner, P. Lauss, "A modified HHT method for the
+// numerical simulation of rigid body rotations with Euler parameters", Multibody Syst Dyn 46
+// (2019) 181-202, eqs. (17)-(20), (33)-(34), (59)-(61), (69)-(70); C. L. Bottasso, O. A.
+// Bauchau, A. Cardona, SIAM J. Sci. Comput. 29 (2007) 397-414 (scaling).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mbstep/formulation/second_order.hpp"
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/solver/newton.hpp"
+
+namespace mbstep::newmark {
+
+class Hht final : public Integrator {
+  public:
+    /// Throws RunError when alpha is outside [-1/3, 0].
+    Hht(double alpha, bool modified);
+    static void CheckAlpha(double alpha);
+
+    std::string name() const override { return "hht"; }
+    ProblemInterface requires_interface() const override {
+        return ProblemInterface::kSecondOrderDae;
+    }
+    void Attach(Formulation& f, const SolverSettings& s) override;
+    void Start(double t0, double h) override;
+    StepStats Advance(double t, double h) override;
+    int order() const override { return 2; }
+
+    double alpha() const { return alpha_; }
+    double beta() const { return beta_; }
+    double gamma() const { return gamma_; }
+    bool modified() const { return modified_; }
+
+  private:
+    friend class HhtSystem;
+    void UpdateKinematics();  // q, v from a: (1), (2), (2m)
+    void IterationMatrix(Eigen::SparseMatrix<double>& J);
+
+    double alpha_, beta_, gamma_;
+    bool modified_;
+    Formulation* formulation_{nullptr};
+    SecondOrderProblem* problem_{nullptr};
+    std::unique_ptr<NewtonSolver> newton_;
+    std::vector<int> e_offsets_;
+    int nv_{0}, nc_{0};
+    double h_{0.0}, last_h_{0.0};
+    Eigen::Index pattern_nnz_{0};
+    // State at t_n and the unknowns of the step.
+    Eigen::VectorXd q_n_, v_n_, a_n_, lambda_n_, f_n_;
+    Eigen::VectorXd q_, v_, a_, lambda_;
+    std::vector<Eigen::Vector3d> w_n_;  // (2m): w of each node
+    Eigen::VectorXd Ma_, f_, phi_;
+    SecondOrderProblem::Jacobians jac_;
+};
+
+}  // namespace mbstep::newmark
