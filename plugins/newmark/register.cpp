@@ -1,4 +1,5 @@
 // mbstep — plugin entry point of the Newmark family (second-order formulations).
+#include "generalized_alpha.hpp"
 #include "hht.hpp"
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -38,5 +39,6 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         return std::make_unique<newmark::Hht>(alpha, modified);
     };
     r.Add(std::move(d));
+    newmark::RegisterGeneralizedAlpha(r);
     return 0;
 }

@@ -1,0 +1,100 @@
+// mbstep — `generalized alpha, rho_inf`: the generalized-alpha method of Chung & Hulbert in
+// the form of Arnold & Brüls with an algorithmic acceleration, on any SecondOrderProblem; on
+// the `lie group` formulation it is the Lie group generalized-alpha of Brüls, Cardona & Arnold.
+// One step, one implicit solve per step, order 2 (positions, velocities; multipliers order 2
+// with the scaling below), unconditionally stable for linear problems, spectral radius rho_inf
+// at h omega -> inf (rho_inf = 1: no dissipation; rho_inf = 0: asymptotic annihilation).
+//
+// Coefficients from rho_inf in [0, 1] [Chung & Hulbert 1993, eqs. (25), (17), (20)]:
+//   (1) alpha_m = (2 rho_inf - 1) / (rho_inf + 1),   alpha_f = rho_inf / (rho_inf + 1)
+//   (2) gamma   = 1/2 + alpha_f - alpha_m,            beta    = 1/4 (gamma + 1/2)^2
+// For the problem M(q) vdot + f(q, v, lambda, t) = 0, phi(q, t) = 0 (formulation/second_order.hpp)
+// one step from t_n to t_{n+1} = t_n + h [Arnold & Brüls 2007, eqs. (9)-(12); Brüls, Cardona,
+// Arnold 2012, eqs. (40)-(44)]:
+//   (3) q_{n+1}   = q_n (+) h Dq_n,      Dq_n = v_n + h (1/2 - beta) a_n + h beta a_{n+1}
+//   (4) v_{n+1}   = v_n + h (1 - gamma) a_n + h gamma a_{n+1}
+//   (5) (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) vdot_{n+1} + alpha_f vdot_n
+//   (6) M(q_{n+1}) vdot_{n+1} + f(q_{n+1}, v_{n+1}, lambda_{n+1}, t_{n+1}) = 0
+//   (7) phi(q_{n+1}, t_{n+1}) = 0
+// The equilibrium (6), (7) is enforced at t_{n+1} (no alpha-weighted residual). Newton
+// unknowns are the increment dx of h Dq_n (a tangent vector at q_n (+) h Dq_n) and the scaled
+// multiplier increment dmu:
+//   (8) h Dq += dx,  v += gamma' dx,  vdot += beta' dx,  a += dx / (h^2 beta),  lambda += s dmu
+//   (9) beta' = (1 - alpha_m) / (h^2 beta (1 - alpha_f)),   gamma' = gamma / (h beta)
+//  (10) S = [ M beta' + C gamma' + (K + Kq_inertia) T(h Dq)    s L ]
+//           [ kappa B T(h Dq)                                  0   ]
+// with T the formulation's tangent operator (T_exp blocks on the Lie group, I on vector
+// spaces); `tangent operator, no` replaces T by I [Brüls, Cardona, Arnold 2012, section 5].
+// Scaling for small h [Bottasso, Bauchau, Cardona 2007; Arnold & Brüls 2007, section 3]: the
+// constraint rows are kappa phi with kappa = gamma' (~1/h, the row scale of the cgr formulation,
+// so deck tolerances keep their meaning) and the multipliers move by s dmu, s = beta'^2 / kappa;
+// after dividing the constraint rows by beta'/kappa (the solver's row equilibration) S is
+// beta' [M, L; B, 0] + O(h^-1), whose condition number does not grow as h -> 0.
+//
+// Parameters: rho_inf in [0, 1] (a drive; default 0.9), values outside are rejected;
+// `tangent operator, yes|no` (default yes).
+// Start-up: q_0, v_0 from the deck, vdot_0 and lambda_0 from the formulation's consistent
+// initial conditions, a_0 = vdot_0. Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n,
+// a_{n+1} from (5), then (3), (4). Newton full or modified (SolverSettings); a failed step
+// leaves the state at t_n, so it can be retried with a smaller h (variable h is allowed).
+//
+// References:
+//   [Chung & Hulbert 1993] J. Chung, G. M. Hulbert, A time integration algorithm for structural
+//     dynamics with improved numerical dissipation: the generalized-alpha method, J. Appl. Mech.
+//     60:371-375.
+//   [Arnold & Brüls 2007] M. Arnold, O. Brüls, Convergence of the generalized-alpha scheme for
+//     constrained mechanical systems, Multibody Syst. Dyn. 18:185-202.
+//   [Brüls, Cardona, Arnold 2012] Lie group generalized-alpha time integration of constrained
+//     flexible multibody systems, Mech. Mach. Theory 48:121-137.
+//   [Bottasso, Bauchau, Cardona 2007] Time-step-size-independent conditioning and sensitivity to
+//     perturbations in the numerical solution of index three differential algebraic equations,
+//     SIAM J. Sci. Comput. 29:397-414.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <memory>
+#include <string>
+
+#include "mbstep/formulation/second_order.hpp"
+#include "mbstep/integrator/first_order.hpp"
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/plugin/registry.hpp"
+#include "mbstep/solver/newton.hpp"
+
+namespace mbstep::newmark {
+
+/// (1), (2) and (9) for one step size.
+struct GeneralizedAlphaCoefficients {
+    double alpha_m{0.0}, alpha_f{0.0}, gamma{0.5}, beta{0.25};
+    static GeneralizedAlphaCoefficients FromRho(double rho_inf);
+};
+
+class GeneralizedAlpha final : public Integrator {
+  public:
+    GeneralizedAlpha(RhoParameter rho, bool tangent_operator);
+    ~GeneralizedAlpha() override;
+    std::string name() const override { return "generalized alpha"; }
+    ProblemInterface requires_interface() const override {
+        return ProblemInterface::kSecondOrderDae;
+    }
+    void Attach(Formulation& f, const SolverSettings& s) override;
+    void Start(double t0, double h) override;
+    StepStats Advance(double t, double h) override;
+    int order() const override { return 2; }
+
+  private:
+    class System;
+    SecondOrderProblem* problem_{nullptr};
+    RhoParameter rho_;
+    bool tangent_operator_{true};
+    std::unique_ptr<NewtonSolver> newton_;
+    std::unique_ptr<System> system_;
+    // Solved point n.
+    Eigen::VectorXd q_n_, v_n_, vdot_n_, a_n_, lambda_n_;
+    double last_h_{0.0}, last_rho_{-1.0};
+};
+
+/// Adds `generalized alpha` to the registry (called from register.cpp).
+void RegisterGeneralizedAlpha(Registry& r);
+
+}  // namespace mbstep::newmark
