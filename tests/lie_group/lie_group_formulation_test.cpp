@@ -13,16 +13,13 @@
 #include "mbstep/model/model.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "support/test_elements.hpp"
+#include "support/test_models.hpp"
 
 using namespace mbstep;
 using test::FunctionElement;
+using test::Rand3;
 
 namespace {
-
-Vec3 Rand3(std::mt19937& rng, double s) {
-    std::uniform_real_distribution<double> u(-s, s);
-    return Vec3(u(rng), u(rng), u(rng));
-}
 
 Model MakeModel(std::mt19937& rng) {
     Model m;
@@ -45,35 +42,14 @@ Model MakeModel(std::mt19937& rng) {
         m.AddElement(std::make_unique<test::InertiaElement>(10 + i, i, in));
     }
     const Vec3 oa = Rand3(rng, 0.5), ob = Rand3(rng, 0.5), M0 = Rand3(rng, 1.0);
-    m.AddElement(std::make_unique<FunctionElement>(
-        20, std::vector<int>{0, 1}, [=](const FunctionElement::States& s, double t) {
-            const Vec3 pa = s[0].x + s[0].R * oa, pb = s[1].x + s[1].R * ob;
-            const Vec3 va = s[0].v + s[0].w.cross(s[0].R * oa),
-                       vb = s[1].v + s[1].w.cross(s[1].R * ob);
-            const Vec3 F = -30.0 * (pa - pb) - 2.0 * (va - vb) + Vec3(0, 0, std::sin(t));
-            Eigen::VectorXd f(12);
-            f << F, (s[0].R * oa).cross(F), -F, -(s[1].R * ob).cross(F);
-            return f;
-        }));
+    m.AddElement(test::SpringDamper(20, 0, 1, oa, ob));
     m.AddElement(std::make_unique<FunctionElement>(
         21, std::vector<int>{2}, [=](const FunctionElement::States& s, double) {
             Eigen::VectorXd f(6);
             f << -5.0 * s[0].x, s[0].R * M0 - 0.5 * s[0].w;
             return f;
         }));
-    m.AddElement(std::make_unique<FunctionElement>(
-        22, std::vector<int>{1, 2}, nullptr, 3,
-        [=](const FunctionElement::States& s, double) {
-            return Eigen::VectorXd(s[0].x + s[0].R * ob - s[1].x);
-        },
-        ConstraintLevel::kPosition,
-        [=](const FunctionElement::States& s, double) {
-            Eigen::MatrixXd W = Eigen::MatrixXd::Zero(3, 12);
-            W.block<3, 3>(0, 0).setIdentity();
-            W.block<3, 3>(0, 3) = -Skew(s[0].R * ob);
-            W.block<3, 3>(0, 6) = -Mat3::Identity();
-            return W;
-        }));
+    m.AddElement(test::SphericalConstraint(22, 1, 2, ob));
     return m;
 }
 
