@@ -427,9 +427,7 @@ std::string CgrFormulation::DescribeEquation(int row) const {
     for (size_t e = 0; e < elements_.size(); ++e) {
         const ElementData& ed = elements_[e];
         if (ed.m > 0 && row >= ed.mult_offset && row < ed.mult_offset + ed.m) {
-            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
-               << "), constraint equation " << (row - ed.mult_offset + 1);
-            return os.str();
+            return DescribeConstraintRow(*elems[e], row - ed.mult_offset);
         }
     }
     os << "equation " << row;
@@ -442,14 +440,7 @@ Invariants CgrFormulation::ComputeInvariants() const {
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const NodeData& nd = nodes_[i];
         if (!nd.dynamic) continue;
-        const FrameState& s = states_[i];
-        const Vec3 S = s.R * nd.inertia.s;
-        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        const Vec3 p = nd.inertia.m * s.v + s.w.cross(S);
-        inv.kinetic +=
-            0.5 * nd.inertia.m * s.v.squaredNorm() + s.v.dot(s.w.cross(S)) + 0.5 * s.w.dot(J * s.w);
-        inv.momentum += p;
-        inv.angular_momentum += s.x.cross(p) + S.cross(s.v) + J * s.w;
+        AddNodeInvariants(nd.inertia, states_[i], inv);
     }
     const auto& elems = model_.elements();
     ElementBlock& b = scratch_.local();

@@ -400,9 +400,7 @@ std::string EulerParametersFormulation::DescribeEquation(int row) const {
     for (size_t e = 0; e < elements_.size(); ++e) {
         const ElementData& ed = elements_[e];
         if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m) {
-            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
-               << "), constraint equation " << (c - ed.mult_offset + 1);
-            return os.str();
+            return DescribeConstraintRow(*elems[e], c - ed.mult_offset);
         }
     }
     os << "equation " << row;
@@ -412,13 +410,7 @@ std::string EulerParametersFormulation::DescribeEquation(int row) const {
 Invariants EulerParametersFormulation::ComputeInvariants() const {
     Invariants inv;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-        const NodeData& nd = nodes_[i];
-        const FrameState& s = states_[i];
-        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        const Vec3 p = nd.inertia.m * s.v;
-        inv.kinetic += 0.5 * nd.inertia.m * s.v.squaredNorm() + 0.5 * s.w.dot(J * s.w);
-        inv.momentum += p;
-        inv.angular_momentum += s.x.cross(p) + J * s.w;
+        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);  // s = 0: nodes at the CoM
     }
     const auto& elems = model_.elements();
     const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();

@@ -360,9 +360,7 @@ std::string LieGroupFormulation::DescribeEquation(int row) const {
         const ElementData& ed = elements_[e];
         const int r = row - nv_;
         if (ed.m > 0 && r >= ed.mult_offset && r < ed.mult_offset + ed.m) {
-            os << elems[e]->statement() << " " << elems[e]->label() << " (" << elems[e]->type()
-               << "), constraint equation " << (r - ed.mult_offset + 1);
-            return os.str();
+            return DescribeConstraintRow(*elems[e], r - ed.mult_offset);
         }
     }
     os << "equation " << row;
@@ -372,14 +370,7 @@ std::string LieGroupFormulation::DescribeEquation(int row) const {
 Invariants LieGroupFormulation::ComputeInvariants() const {
     Invariants inv;
     for (int i = 0; i < nn_; ++i) {
-        const NodeInertia& in = nodes_[i].inertia;
-        const FrameState& s = states_[i];
-        const Vec3 W = s.R.transpose() * s.w;
-        const Vec3 p = in.m * s.v + s.R * W.cross(in.s);
-        inv.kinetic +=
-            0.5 * in.m * s.v.squaredNorm() + s.v.dot(s.R * W.cross(in.s)) + 0.5 * W.dot(in.J * W);
-        inv.momentum += p;
-        inv.angular_momentum += s.x.cross(p) + (s.R * in.s).cross(s.v) + s.R * (in.J * W);
+        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
     }
     const auto& elems = model_.elements();
     for (size_t e = 0; e < elems.size(); ++e) {

@@ -29,6 +29,14 @@ struct Invariants {
     double constraint_violation{0.0};     ///< max |phi| over position-level constraints
 };
 
+/// Adds a rigid node's kinetic energy, momentum and angular momentum about the global origin,
+/// with S = R s, J = R J_n R^T: T = m v.v/2 + v.(w x S) + w.J w/2, p = m v + w x S,
+/// L_O = x x p + S x v + J w. Shared by every formulation's ComputeInvariants.
+void AddNodeInvariants(const NodeInertia& inertia, const FrameState& s, Invariants& inv);
+
+/// "<statement> <label> (<type>), constraint equation <k+1>" for failure messages.
+std::string DescribeConstraintRow(const Element& e, int k);
+
 class Formulation {
   public:
     virtual ~Formulation() = default;
