@@ -1,6 +1,8 @@
 // mbstep — the run loop (MBDyn Solver::Run): initial derivatives, then steps of constant size
 // h; a failed step is retried with h reduced by `strategy: factor` when the deck asks for it,
-// otherwise the run stops naming the time, the step and the worst equation.
+// otherwise the run stops naming the time, the step and the worst equation. Adaptive methods
+// (Integrator::adaptive()) choose every step after the first themselves: a step that fails
+// their error test is retried with the proposed size and counted as rejected.
 #include "mbstep/simulation.hpp"
 
 #include <unistd.h>
@@ -89,6 +91,25 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     return os.str();
 }
 
+/// The next step size proposed by an adaptive integrator, limited by `max time step`; a
+/// proposal below `min time step` (or below 16 ulp of t) stops the run.
+double AdaptiveStep(const Integrator& integrator, const SolverSettings& s, double t, int step,
+                    double error) {
+    double h = integrator.next_step();
+    if (s.max_time_step > 0.0) h = std::min(h, s.max_time_step);
+    const double floor = std::max(s.min_time_step, 16.0 * 2.2e-16 * std::max(1.0, std::abs(t)));
+    if (!(h >= floor)) {
+        std::ostringstream os;
+        os << "step-size control of '" << integrator.name() << "': the step after step " << step
+           << " at t = " << t << " would be h = " << h << " (error norm " << error
+           << " of the tolerance), below "
+           << (s.min_time_step > 0.0 ? "the deck's `min time step` = " : "the round-off floor ")
+           << floor << "; loosen the tolerances or lower `min time step`";
+        throw RunError(os.str());
+    }
+    return h;
+}
+
 }  // namespace
 
 RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) {
@@ -152,9 +173,21 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     int step = 0;
     double t_anchor = t0;  // times are t_anchor + k h, exact multiples between step changes
     int k_anchor = 0;
+    const bool adaptive = integrator.adaptive();
+    double last_error = 0.0;
     while (t < tf - 1e-9 * h) {
         if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
+        if (adaptive) {  // the proposal after the last accepted step, clipped to tf
+            if (step > 0) h = AdaptiveStep(integrator, rs.solver, t, step, last_error);
+            h = std::min(h, tf - t);
+        }
         StepStats st = integrator.Advance(t, h);
+        while (adaptive && st.converged && !st.accepted) {  // error test failed: retry
+            ++summary.rejected_steps;
+            h = AdaptiveStep(integrator, rs.solver, t, step, st.error);
+            h = std::min(h, tf - t);
+            st = integrator.Advance(t, h);
+        }
         int reductions = 0;
         while (!st.converged && rs.solver.strategy_factor &&
                reductions < rs.solver.strategy_max_reductions &&
@@ -177,7 +210,10 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             throw RunError("Newton failed at step " + std::to_string(step + 1) + ", " + st.failure);
         }
         ++step;
-        if (reductions) {
+        if (adaptive) {
+            t = h >= tf - t ? tf : t + h;  // the last step lands on tf exactly
+            last_error = st.error;
+        } else if (reductions) {
             t += h;
             t_anchor = t;
             k_anchor = step;
@@ -208,6 +244,7 @@ std::string Describe(const RunSummary& s) {
        << (s.steps ? double(s.iterations) / s.steps : 0.0) << " per step), " << s.factorizations
        << " factorizations";
     if (s.failed_steps) os << ", " << s.failed_steps << " failed steps retried";
+    if (s.rejected_steps) os << ", " << s.rejected_steps << " steps rejected by the error test";
     os << "; wall time " << std::setprecision(3) << s.wall_seconds << " s";
     if (!s.files.empty()) {
         os << "; output:";

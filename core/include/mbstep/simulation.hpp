@@ -25,6 +25,7 @@ struct RunSummary {
     long iterations{0};
     long factorizations{0};
     int failed_steps{0};
+    int rejected_steps{0};  ///< adaptive methods: steps that failed the error test
     double final_time{0.0};
     double wall_seconds{0.0};
     std::string method;

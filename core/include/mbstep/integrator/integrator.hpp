@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mbstep/formulation/formulation.hpp"
+#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/io/settings.hpp"
 
 namespace mbstep {
@@ -16,6 +17,10 @@ struct StepStats {
     double solution{0.0};   ///< final solution-increment test value
     bool converged{false};
     std::string failure;  ///< why it failed (worst equation, time, step)
+    /// Adaptive methods only: false when the step converged but failed the error test; the
+    /// integrator's state is then unchanged and the run loop retries with next_step().
+    bool accepted{true};
+    double error{0.0};  ///< adaptive methods: error-estimate norm (1 = the tolerance)
 };
 
 class Integrator {
@@ -32,6 +37,15 @@ class Integrator {
     virtual StepStats Advance(double t, double h) = 0;
     /// Declared order of accuracy.
     virtual int order() const = 0;
+    /// True for methods with step-size control: the run loop takes the first step from the
+    /// deck's `time step`, every later one (and every retry after a rejected step) from
+    /// next_step(), clipped to `max time step` and to the final time; a proposal below
+    /// `min time step` stops the run. Output rows are written at the accepted steps.
+    virtual bool adaptive() const { return false; }
+    /// Adaptive methods: the step size proposed after the last Advance (accepted or not).
+    virtual double next_step() const { return 0.0; }
+    /// Explicit Runge–Kutta methods: their tableau (nullptr for other methods).
+    virtual const ButcherTableau* butcher_tableau() const { return nullptr; }
 };
 
 }  // namespace mbstep
