@@ -93,11 +93,15 @@ class GeneralizedAlpha::System final : public NewtonSystem {
             BT_ = jac_.B;
         }
         // (10)
-        ScatterAdd(J, jac_.M, 0, 0, beta_p);
-        ScatterAdd(J, jac_.C, 0, 0, gamma_p);
-        ScatterAdd(J, KT_, 0, 0, 1.0);
-        ScatterAdd(J, jac_.L, 0, nv_, s);
-        ScatterAdd(J, BT_, nv_, 0, kappa);
+        ScatterAdd(J, jac_.M, 0, 0, 1.0);
+        ScatterAdd(J, jac_.C, 0, 0, gamma_p / beta_p);
+        ScatterAdd(J, KT_, 0, 0, 1.0 / beta_p);
+        ScatterAdd(J, jac_.L, 0, nv_, 1.0);
+        ScatterAdd(J, BT_, nv_, 0, 1.0);
+    }
+    void ScaleForSolve(Eigen::VectorXd& rhs) const override {
+        rhs.head(nv_) /= beta_p;  // (10)
+        rhs.tail(nc_) /= kappa;
     }
     void Update(const Eigen::VectorXd& dx) override {
         // (8)
@@ -145,15 +149,20 @@ class GeneralizedAlpha::System final : public NewtonSystem {
 
 GeneralizedAlpha::GeneralizedAlpha(RhoParameter rho, bool tangent_operator)
     : rho_(std::move(rho)), tangent_operator_(tangent_operator) {}
+GeneralizedAlpha::GeneralizedAlpha(const GeneralizedAlphaCoefficients& fixed, std::string name)
+    : rho_(std::make_shared<ConstDrive>(0.0)),
+      fixed_(true),
+      fixed_k_(fixed),
+      name_(std::move(name)) {}
 GeneralizedAlpha::~GeneralizedAlpha() = default;
 
 void GeneralizedAlpha::Attach(Formulation& f, const SolverSettings& s) {
     problem_ = f.second_order();
     if (!problem_)
-        throw RunError(
-            "method 'generalized alpha' needs a second-order formulation (`lie group`, "
-            "`euler parameters`, `euler angles`); '" +
-            f.name() + "' is first order");
+        throw RunError("method '" + name_ +
+                       "' needs a second-order formulation (`lie group`, "
+                       "`euler parameters`, `euler angles`); '" +
+                       f.name() + "' is first order");
     newton_ = std::make_unique<NewtonSolver>(s);
     system_ = std::make_unique<System>(*problem_, tangent_operator_);
 }
@@ -170,17 +179,18 @@ void GeneralizedAlpha::Start(double t0, double /*h*/) {
 
 StepStats GeneralizedAlpha::Advance(double t, double h) {
     System& S = *system_;
-    const double rho = rho_.At(t + h);
+    const double rho = fixed_ ? 0.0 : rho_.At(t + h);
     if (h != last_h_ || rho != last_rho_) newton_->InvalidateJacobian();
     last_h_ = h;
     last_rho_ = rho;
-    const GeneralizedAlphaCoefficients k = GeneralizedAlphaCoefficients::FromRho(rho);
+    const GeneralizedAlphaCoefficients k =
+        fixed_ ? fixed_k_ : GeneralizedAlphaCoefficients::FromRho(rho);
     S.k = k;
     S.h = h;
     S.beta_p = (1.0 - k.alpha_m) / (h * h * k.beta * (1.0 - k.alpha_f));  // (9)
     S.gamma_p = k.gamma / (h * k.beta);                                   // (9)
     S.kappa = S.gamma_p;
-    S.s = S.beta_p * S.beta_p / S.kappa;
+    S.s = S.beta_p;
     S.q_n = &q_n_;
 
     // Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n; a_{n+1} from (5); (3), (4).

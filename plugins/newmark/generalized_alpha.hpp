@@ -21,15 +21,16 @@
 // multiplier increment dmu:
 //   (8) h Dq += dx,  v += gamma' dx,  vdot += beta' dx,  a += dx / (h^2 beta),  lambda += s dmu
 //   (9) beta' = (1 - alpha_m) / (h^2 beta (1 - alpha_f)),   gamma' = gamma / (h beta)
-//  (10) S = [ M beta' + C gamma' + (K + Kq_inertia) T(h Dq)    s L ]
-//           [ kappa B T(h Dq)                                  0   ]
+//  (10) S = [ M + (gamma'/beta') C + (K + Kq_inertia) T(h Dq) / beta'    L ]
+//           [ B T(h Dq)                                               0 ]
 // with T the formulation's tangent operator (T_exp blocks on the Lie group, I on vector
 // spaces); `tangent operator, no` replaces T by I [Brüls, Cardona, Arnold 2012, section 5].
 // Scaling for small h [Bottasso, Bauchau, Cardona 2007; Arnold & Brüls 2007, section 3]: the
-// constraint rows are kappa phi with kappa = gamma' (~1/h, the row scale of the cgr formulation,
-// so deck tolerances keep their meaning) and the multipliers move by s dmu, s = beta'^2 / kappa;
-// after dividing the constraint rows by beta'/kappa (the solver's row equilibration) S is
-// beta' [M, L; B, 0] + O(h^-1), whose condition number does not grow as h -> 0.
+// residual's constraint rows are kappa phi with kappa = gamma' (~1/h, the row weight of the
+// cgr formulation and of hht.hpp, so deck tolerances mean the same under every method), the
+// multipliers move by lambda += beta' dmu, and the linear system is solved with the momentum
+// rows divided by beta' and the constraint rows by kappa (NewtonSystem::ScaleForSolve): S has
+// O(1) blocks for h -> 0 (gamma'/beta' = O(h), 1/beta' = O(h^2)), whatever the linear solver.
 //
 // Parameters: rho_inf in [0, 1] (a drive; default 0.9), values outside are rejected;
 // `tangent operator, yes|no` (default yes).
@@ -72,8 +73,11 @@ struct GeneralizedAlphaCoefficients {
 class GeneralizedAlpha final : public Integrator {
   public:
     GeneralizedAlpha(RhoParameter rho, bool tangent_operator);
+    /// Fixed coefficients under another name: `hht, alpha, arnold bruls` is alpha_m = 0,
+    /// alpha_f = -alpha, gamma = 1/2 - alpha, beta = (1 - alpha)^2 / 4.
+    GeneralizedAlpha(const GeneralizedAlphaCoefficients& fixed, std::string name);
     ~GeneralizedAlpha() override;
-    std::string name() const override { return "generalized alpha"; }
+    std::string name() const override { return name_; }
     ProblemInterface requires_interface() const override {
         return ProblemInterface::kSecondOrderDae;
     }
@@ -81,12 +85,16 @@ class GeneralizedAlpha final : public Integrator {
     void Start(double t0, double h) override;
     StepStats Advance(double t, double h) override;
     int order() const override { return 2; }
+    const NewtonSolver* newton_solver() const override { return newton_.get(); }
 
   private:
     class System;
     SecondOrderProblem* problem_{nullptr};
     RhoParameter rho_;
     bool tangent_operator_{true};
+    bool fixed_{false};
+    GeneralizedAlphaCoefficients fixed_k_;
+    std::string name_{"generalized alpha"};
     std::unique_ptr<NewtonSolver> newton_;
     std::unique_ptr<System> system_;
     // Solved point n.

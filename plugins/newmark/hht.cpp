@@ -134,7 +134,7 @@ void Hht::IterationMatrix(Eigen::SparseMatrix<double>& J) {
     std::vector<Trip> t;
     AppendTriplets(t, A11, 0, 0, 1.0);
     AppendTriplets(t, jac_.L, 0, nv_, 1.0 + alpha_);
-    AppendTriplets(t, jac_.B, nv_, 0, bh2);  // (4): d phi / da = B beta h^2
+    AppendTriplets(t, jac_.B, nv_, 0, 1.0);  // (5): d(kappa phi)/da = gamma h B, scaled
     Eigen::SparseMatrix<double> out(nv_ + nc_, nv_ + nc_);
     out.setFromTriplets(t.begin(), t.end());
     out.makeCompressed();
@@ -151,7 +151,10 @@ class HhtSystem final : public NewtonSystem {
         m.problem_->Evaluate(m.v_, m.a_, m.lambda_, m.Ma_, m.f_, m.phi_);
         r.resize(m.nv_ + m.nc_);
         r.head(m.nv_) = m.Ma_ + (1.0 + m.alpha_) * m.f_ - m.alpha_ * m.f_n_;  // (3)
-        r.tail(m.nc_) = m.phi_;                                               // (4)
+        r.tail(m.nc_) = m.kappa() * m.phi_;                                   // (4)
+    }
+    void ScaleForSolve(Eigen::VectorXd& rhs) const override {
+        rhs.tail(m_.nc_) /= m_.gamma_ * m_.h_;  // (5)
     }
     void Jacobian(Eigen::SparseMatrix<double>& J) override { m_.IterationMatrix(J); }
     void Update(const Eigen::VectorXd& dx) override {

@@ -13,27 +13,43 @@
 //       e'_{n+1} = L_{n+1}^T w + h gamma (I - e_{n+1} e_{n+1}^T) e''_{n+1},
 //       w = L_n e'_n + h (1 - gamma) L_n e''_n,  L = L(e) of eq. (4)
 //   (3) r = M(q_{n+1}) a + (1 + alpha) f_{n+1} - alpha f_n = 0                   eqs. (20), (61)
-//   (4) phi(q_{n+1}, t_{n+1}) = 0
+//   (4) kappa phi(q_{n+1}, t_{n+1}) = 0,   kappa = gamma / (beta h)
 // f holds every term but M a (velocity-dependent inertia, element forces, reactions), see
-// formulation/second_order.hpp. Iteration matrix:
+// formulation/second_order.hpp. The constraint rows are weighted by kappa (~2/h, the weight of
+// generalized_alpha.hpp and of the cgr formulation's 1/(b0 h)), so a deck tolerance means the
+// same under every method: |phi| <= tol / kappa, a velocity-level bound (the unit length of the
+// Euler parameters holds to tol h / 2 after every converged step). Iteration matrix, solved in
+// the scaled form
 //   (5) J = [M + beta h^2 (Kq_inertia + (1 + alpha) K) + (1 + alpha) C D,  (1 + alpha) L;
-//            beta h^2 B,                                                   0]
-// Scaling for small h [Bottasso, Bauchau, Cardona 2007]: the constraint rows of J are O(h^2)
-// while the others are O(1); dividing them by beta h^2 makes J O(1). That row scaling leaves
-// the Newton increment unchanged and is applied inside the factorization (KLU equilibrates
-// rows, `scale = 2`), not to the residual: a residual row phi / (beta h^2) would put the
-// round-off of phi (~1e-16) at 1e-16 / (beta h^2) (3e-11 at h = 1e-2) above a 1e-12
-// tolerance, whereas the unscaled row makes the residual test bound |phi| itself, so the
-// unit-length constraint holds to the Newton tolerance after every converged step.
+//            B,                                                            0]
+// i.e. the constraint rows of d(r, kappa phi)/d(a, lambda) (= kappa beta h^2 B = gamma h B)
+// divided by gamma h, and the right-hand side with them (NewtonSystem::ScaleForSolve): every
+// block is O(1) as h -> 0 (the step-size-independent conditioning of [Bottasso, Bauchau,
+// Cardona 2007]; the unscaled rows would be O(h) against O(1)), for any linear solver,
+// whether or not it equilibrates rows itself.
 // with D = dv_{n+1}/da = gamma h I, and on the Euler-parameter blocks of `modified`
 //   (6) D_e = h^2 beta w^ + h gamma (I - e e^T) - h^3 gamma beta (e e''^T + (e^T e'') I)
 //       (eq. (69); w^ = d(L(e)^T w)/de, the 4x4 matrix of eq. (70)).
 // Newton: full or modified (SolverSettings; refactoring after the deck's iteration count, on a
 // contraction rate above 0.5 or when h changes); factorizations are reported per step.
 //
+// Accuracy (measured, tests/integrators/hht_test.cpp): order 2 for alpha = 0 and on problems
+// with a constant mass matrix; with alpha < 0 on a formulation whose mass matrix depends on q
+// (Euler parameters: 4 L^T J L rotates with the body) the method as defined by (3) is FIRST
+// order: M(q_{n+1}) a meets alpha-weighted forces of t_n, so a_{n+1} carries an O(alpha h)
+// term (eq. (28) of [Sherif et al.] is its single-axis form; their Fig. 2 shows slope 1). The
+// heavy top's CoM error is c alpha h. `hht, alpha, arnold bruls` is HHT in the form of
+// [Arnold & Brüls 2007] (generalized alpha with alpha_m = 0, alpha_f = -alpha: equilibrium at
+// t_{n+1}, alpha in the algorithmic acceleration), which is second order on every formulation;
+// it is built in generalized_alpha.cpp.
+// alpha = 0 (undamped) on an index-3 DAE leaves the alternating acceleration/multiplier mode
+// undamped: on the heavy top it grows until Newton fails (t ~ 0.2 s); `modified` needs
+// alpha <= -0.05 there (at -0.01 the mode grows ~15 % per step at h = 1e-4).
+//
 // Parameters: alpha in [-1/3, 0] (default -0.1; other values are rejected with the range, never
-// clamped); `modified` (optional keyword). Start-up: consistent a_0, lambda_0 from the
-// formulation (InitialConditions) in Start(); no predictor (Newton starts from a_n, lambda_n).
+// clamped); `modified` or `arnold bruls` (optional keyword). Start-up: consistent a_0, lambda_0
+// from the formulation (InitialConditions) in Start(); no predictor (Newton starts from a_n,
+// lambda_n).
 //
 // References: H. M. Hilber, T. J. R. Hughes, R. L. Taylor, Earthq. Eng. Struct. Dyn. 5 (1977)
 // 283-292; K. Sherif, K. Nachbagauer, W. Steiner, P. Lauss, "A modified HHT method for the
@@ -68,6 +84,7 @@ class Hht final : public Integrator {
     void Start(double t0, double h) override;
     StepStats Advance(double t, double h) override;
     int order() const override { return 2; }
+    const NewtonSolver* newton_solver() const override { return newton_.get(); }
 
     double alpha() const { return alpha_; }
     double beta() const { return beta_; }
@@ -78,6 +95,7 @@ class Hht final : public Integrator {
     friend class HhtSystem;
     void UpdateKinematics();  // q, v from a: (1), (2), (2m)
     void IterationMatrix(Eigen::SparseMatrix<double>& J);
+    double kappa() const { return gamma_ / (beta_ * h_); }
 
     double alpha_, beta_, gamma_;
     bool modified_;

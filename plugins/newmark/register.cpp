@@ -12,9 +12,9 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.family = "newmark";
     d.description =
         "HHT-alpha, alpha in [-1/3, 0]; `modified`: Euler-parameter velocity update of Sherif et "
-        "al.";
+        "al.; `arnold bruls`: equilibrium at t_n+1 (second order with q-dependent mass)";
     d.order = "2";
-    d.parameters = {{"alpha", "-0.1", "[-1/3, 0]"}, {"modified", "off", "keyword"}};
+    d.parameters = {{"alpha", "-0.1", "[-1/3, 0]"}, {"modified | arnold bruls", "off", "keyword"}};
     d.reference = "Hilber, Hughes, Taylor 1977; Sherif, Nachbagauer, Steiner, Lauss 2019";
     d.equations = "eqs. (19), (33)-(34), (59)-(61), (69)-(70) of Sherif et al.";
     d.steps = "1 step";
@@ -32,8 +32,16 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         }
         bool modified = false;
         if (in.HasArg()) {
-            if (!in.IsKeyword("modified"))
-                in.Fail(in.Where(), "hht: expected `modified` after alpha");
+            const std::string variant = in.GetKeyword("hht variant", {"modified", "arnold bruls"});
+            if (variant == "arnold bruls") {
+                // HHT as generalized alpha with alpha_m = 0, alpha_f = -alpha (hht.hpp).
+                newmark::GeneralizedAlphaCoefficients k;
+                k.alpha_m = 0.0;
+                k.alpha_f = -alpha;
+                k.gamma = 0.5 - alpha;
+                k.beta = 0.25 * (1.0 - alpha) * (1.0 - alpha);
+                return std::make_unique<newmark::GeneralizedAlpha>(k, "hht");
+            }
             modified = true;
         }
         return std::make_unique<newmark::Hht>(alpha, modified);

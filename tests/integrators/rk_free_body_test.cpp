@@ -9,6 +9,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "mbstep/formulation/second_order.hpp"
 #include "mbstep/math/so3.hpp"
 #include "support/run_helpers.hpp"
 
@@ -194,4 +195,38 @@ TEST_CASE("a step-size proposal below min time step stops the run with a clear m
     INFO(msg);
     CHECK(msg.find("below the deck's `min time step` = 0.005") != std::string::npos);
     CHECK(msg.find("dopri5") != std::string::npos);
+}
+
+TEST_CASE("euler parameters are not normalised: |e| - 1 drifts by the method's error only") {
+    // The integrator never projects e; (2) of explicit_rk.hpp keeps d^2/dt^2 (e^T e) = 0, so
+    // max_t ||e| - 1| converges with the method's order.
+    const double tf = 0.25;
+    std::vector<double> drift;
+    for (int n : {100, 200, 400}) {
+        const Registry& reg = GlobalRegistry();
+        Deck deck = ReadDeck(kDeck, reg);
+        std::string name;
+        deck.integrator = MakeIntegrator("rk, rk44", reg, &name);
+        deck.method_name = name;
+        deck.settings.formulation = "euler parameters";
+        deck.settings.time_step = tf / n;
+        deck.settings.final_time = tf;
+        RunOptions opt;
+        opt.write_output = false;
+        opt.progress = false;
+        double d = 0.0;
+        opt.on_step = [&](double, const Formulation& f) {
+            SecondOrderProblem* p = const_cast<Formulation&>(f).second_order();
+            for (int o : p->euler_parameter_offsets())
+                d = std::max(d, std::abs(p->q().segment<4>(o).norm() - 1.0));
+        };
+        Run(deck, opt, reg);
+        drift.push_back(d);
+    }
+    const std::vector<double> p = test::Orders(drift);
+    MESSAGE("rk44, max ||e| - 1| at n = 100, 200, 400: ", drift[0], " ", drift[1], " ", drift[2],
+            " (orders ", p[0], " ", p[1], ")");
+    CHECK(drift[0] > 0.0);
+    CHECK(drift[0] < 1e-6);
+    CHECK(std::abs(p[1] - 4.0) < 0.3);
 }

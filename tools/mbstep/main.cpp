@@ -1,5 +1,6 @@
 // mbstep — command-line front end.
-//   mbstep run DECK [--method NAME [--rho R]] [--output|-o PREFIX] [--threads N] [--quiet]
+//   mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]
+//              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] [--quiet]
 //   mbstep plugins [--markdown]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
 #include <boost/program_options.hpp>
@@ -23,7 +24,8 @@ using namespace mbstep;
 namespace {
 
 const char* kUsage =
-    "usage: mbstep run DECK [--method NAME [--rho R]] [--output|-o PREFIX] [--threads N] "
+    "usage: mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]\n"
+    "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] "
     "[--quiet]\n"
     "       mbstep plugins [--markdown]\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
@@ -308,6 +310,12 @@ int RunCommand(const std::vector<std::string>& args) {
     opts.add_options()("method", po::value<std::string>(),
                        "integrator keyword (overrides the deck's method:)")(
         "rho", po::value<std::string>(), "rho_inf for --method")(
+        "formulation", po::value<std::string>(),
+        "coordinate formulation (overrides the deck's; default: the method's)")(
+        "time-step", po::value<double>(), "step size (overrides the deck's time step:)")(
+        "final-time", po::value<double>(), "final time (overrides the deck's final time:)")(
+        "tolerance", po::value<double>(),
+        "Newton residual tolerance (overrides the deck's tolerance:)")(
         "output,o", po::value<std::string>(),
         "output prefix (default: the deck path without .mbd)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
@@ -336,6 +344,24 @@ int RunCommand(const std::vector<std::string>& args) {
         deck.integrator = MakeIntegrator(text, registry, &name);
         deck.method_name = name;
         deck.settings.method_text = text;
+    }
+    if (vm.count("formulation")) deck.settings.formulation = vm["formulation"].as<std::string>();
+    if (vm.count("time-step")) {
+        const double h = vm["time-step"].as<double>();
+        if (!(h > 0.0)) {
+            std::cerr << "mbstep run: --time-step must be positive\n";
+            return 2;
+        }
+        deck.settings.time_step = h;
+    }
+    if (vm.count("final-time")) deck.settings.final_time = vm["final-time"].as<double>();
+    if (vm.count("tolerance")) {
+        const double tol = vm["tolerance"].as<double>();
+        if (!(tol > 0.0)) {
+            std::cerr << "mbstep run: --tolerance must be positive\n";
+            return 2;
+        }
+        deck.settings.solver.residual_tolerance = tol;
     }
     RunOptions options;
     if (vm.count("output")) options.output_prefix = vm["output"].as<std::string>();

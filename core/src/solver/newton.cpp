@@ -1,6 +1,7 @@
 #include "mbstep/solver/newton.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "mbstep/common.hpp"
@@ -38,6 +39,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     const bool modified = settings_.modified_newton;
     const int max_it = settings_.max_iterations;
     double previous = 0.0;
+    double best = std::numeric_limits<double>::infinity();
+    int stalled = 0;  // iterations since the residual last halved its best value
     for (int it = 0;; ++it) {
         system.Residual(r_);
         int worst = -1;
@@ -48,6 +51,12 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                  &worst);
         res.residual = rn;
         res.worst_row = worst;
+        if (rn < 0.5 * best) {
+            best = rn;
+            stalled = 0;
+        } else {
+            ++stalled;
+        }
         if (std::isnan(rn)) {
             res.message = "non-finite residual in " + system.DescribeEquation(worst);
             return res;
@@ -70,6 +79,11 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             os << "no convergence after " << it << " iterations: residual " << rn << " (tolerance "
                << settings_.residual_tolerance << "), worst equation "
                << system.DescribeEquation(worst);
+            if (stalled >= 3 && rn <= 10.0 * best)
+                os << "; the residual has not decreased below " << best << " for the last "
+                   << stalled
+                   << " iterations (a tolerance below the round-off level of these equations "
+                      "cannot be met: loosen it)";
             res.message = os.str();
             return res;
         }
@@ -95,6 +109,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         ++uses_of_factorization_;
         previous = rn;
         dx_ = -r_;
+        system.ScaleForSolve(dx_);
         linear_->Solve(dx_);
         int worst_dx = -1;
         res.solution = Norm(dx_, ResidualTest::kNorm, &worst_dx);

@@ -9,6 +9,8 @@
 
 namespace mbstep {
 
+class NewtonSolver;
+
 /// What one step cost and how it ended.
 struct StepStats {
     int iterations{0};      ///< Newton iterations (summed over stages)
@@ -37,6 +39,9 @@ class Integrator {
     virtual StepStats Advance(double t, double h) = 0;
     /// Declared order of accuracy.
     virtual int order() const = 0;
+    /// The Newton solver of implicit methods (its last iteration matrix, as handed to the
+    /// linear solver, for diagnostics and tests); nullptr for explicit methods.
+    virtual const NewtonSolver* newton_solver() const { return nullptr; }
     /// True for methods with step-size control: the run loop takes the first step from the
     /// deck's `time step`, every later one (and every retry after a rejected step) from
     /// next_step(), clipped to `max time step` and to the final time; a proposal below

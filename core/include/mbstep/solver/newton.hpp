@@ -24,6 +24,10 @@ class NewtonSystem {
     virtual void Residual(Eigen::VectorXd& r) = 0;
     virtual void Jacobian(Eigen::SparseMatrix<double>& J) = 0;
     virtual void Update(const Eigen::VectorXd& dx) = 0;
+    /// Row scaling of the linear solve: the solver solves J dx = rhs with rhs = -r passed
+    /// through this hook, so a system whose Jacobian() returns D J (D diagonal, e.g. the
+    /// step-size scaling of constraint rows) scales rhs by D here. Default: no scaling.
+    virtual void ScaleForSolve(Eigen::VectorXd& /*rhs*/) const {}
     /// Name of equation row i for failure messages.
     virtual std::string DescribeEquation(int row) const = 0;
 };
@@ -49,6 +53,7 @@ class NewtonSolver {
     const SolverSettings& settings() const { return settings_; }
     LinearSolver& linear_solver() { return *linear_; }
     Eigen::SparseMatrix<double>& matrix() { return J_; }
+    const Eigen::SparseMatrix<double>& matrix() const { return J_; }
 
   private:
     double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
