@@ -1,0 +1,431 @@
+// mbstep — formulation `euler angles` (equations in euler_angles_formulation.hpp).
+#include "euler_angles_formulation.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/SparseLU>
+#include <cmath>
+#include <sstream>
+
+#include "mbstep/math/rotation.hpp"
+
+namespace mbstep::euler_angles {
+
+namespace {
+constexpr int kNodeCoords = 6;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Trip = Eigen::Triplet<double>;
+
+// Per-node kinematics at (theta, theta'): the maps (2), the partials of Gb, W, c = Gb' theta'.
+struct Kin {
+    Mat3 R, Gb, Gs, H[3];
+    Vec3 W, w, c;
+    Kin(const Vec3& th, const Vec3& thd) {
+        R = RotationXyz(th);
+        Gb = GBody(th);
+        Gs = R * Gb;
+        for (int k = 0; k < 3; ++k) H[k] = GBodyPartial(th, k);
+        W = Gb * thd;
+        w = R * W;
+        c = Gdot(thd) * thd;
+    }
+    // sum_k z_k H_k (= Gb' for z = theta').
+    Mat3 Gdot(const Vec3& z) const { return z[0] * H[0] + z[1] * H[1] + z[2] * H[2]; }
+    // d(Gb z)/dtheta for fixed z.
+    Mat3 DG(const Vec3& z) const {
+        Mat3 out;
+        for (int k = 0; k < 3; ++k) out.col(k) = H[k] * z;
+        return out;
+    }
+    // d(Gb^T y)/dtheta for fixed y.
+    Mat3 DGT(const Vec3& y) const {
+        Mat3 out;
+        for (int k = 0; k < 3; ++k) out.col(k) = H[k].transpose() * y;
+        return out;
+    }
+};
+
+// dc/dtheta, c = sum_k theta'_k H_k theta': column j = sum_k theta'_k d^2Gb/dtheta_k dtheta_j
+// theta'.
+Mat3 DcDtheta(const Vec3& th, const Vec3& thd) {
+    Mat3 out = Mat3::Zero();
+    for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k) out.col(j) += thd[k] * (GBodyPartial2(th, k, j) * thd);
+    return out;
+}
+
+template <class Block>
+void AddDense(std::vector<Trip>& t, int r0, int c0, const Block& b) {
+    for (int j = 0; j < b.cols(); ++j)
+        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
+}
+
+Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<Trip>& t) {
+    Eigen::SparseMatrix<double> m(rows, cols);
+    m.setFromTriplets(t.begin(), t.end());
+    m.makeCompressed();
+    return m;
+}
+}  // namespace
+
+EulerAnglesFormulation::EulerAnglesFormulation(const Model& model) : model_(model) {
+    const auto& mnodes = model.nodes();
+    nn_ = static_cast<int>(mnodes.size());
+    nv_ = kNodeCoords * nn_;
+    nodes_.resize(nn_);
+    states_.resize(nn_);
+    const auto& elems = model.elements();
+    for (const auto& e : elems) {
+        std::vector<NodeInertia> local(e->nodes().size());
+        e->AddInertia(local);
+        for (size_t k = 0; k < local.size(); ++k) nodes_[e->nodes()[k]].inertia += local[k];
+    }
+    for (int i = 0; i < nn_; ++i) {
+        if (mnodes[i].kind == NodeKind::kStatic)
+            throw RunError("formulation 'euler angles': static structural node " +
+                           std::to_string(mnodes[i].label) +
+                           " is not supported (no inertia: the initial acceleration solve is "
+                           "singular); use the cgr formulation");
+        if (nodes_[i].inertia.m <= 0.0)
+            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
+                           " has no mass: attach a body or make it static");
+    }
+    elements_.resize(elems.size());
+    ptr_offset_.resize(elems.size());
+    int ptrs = 0;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const Element& el = *elems[e];
+        const int m = el.num_multipliers();
+        if (m > ElementBlock::kMaxMultipliers ||
+            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
+            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
+        for (int j = 0; j < m; ++j)
+            if (el.row_level(j) == ConstraintLevel::kVelocity)
+                throw RunError("formulation 'euler angles': " + el.statement() + " " +
+                               std::to_string(el.label()) + " (" + el.type() +
+                               ") has velocity-level constraint rows, which this second-order "
+                               "formulation does not support; use the cgr formulation");
+        elements_[e].m = m;
+        if (m > 0) {
+            elements_[e].mult_offset = nc_;
+            nc_ += m;
+        }
+        ptr_offset_[e] = ptrs;
+        ptrs += static_cast<int>(el.nodes().size());
+        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
+    }
+    ptrs_.resize(ptrs);
+    for (size_t e = 0; e < elems.size(); ++e)
+        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
+            ptrs_[ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+
+    // Initial configuration: angles from R0, theta' = Gs^-1 w0 (regular unless theta2 is
+    // singular, which InitialConditions reports).
+    q_.setZero(nv_);
+    v_.setZero(nv_);
+    lambda_.setZero(nc_);
+    for (int i = 0; i < nn_; ++i) {
+        const FrameState& s0 = mnodes[i].initial;
+        const Vec3 th = AnglesXyz(s0.R);
+        const int o = kNodeCoords * i;
+        q_.segment<3>(o) = s0.x;
+        q_.segment<3>(o + 3) = th;
+        v_.segment<3>(o) = s0.v;
+        if (SingularityDistance(th[1]) > kSingularityMargin)
+            v_.segment<3>(o + 3) = GSpatial(th).partialPivLu().solve(s0.w);
+    }
+    ComputeStates(v_);
+}
+
+void EulerAnglesFormulation::ComputeStates(const Eigen::VectorXd& v) {
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNodeCoords * i;
+        const Vec3 th = q_.segment<3>(o + 3);
+        FrameState& s = states_[i];
+        s.x = q_.segment<3>(o);
+        s.R = RotationXyz(th);
+        s.v = v.segment<3>(o);
+        s.w = GSpatial(th) * v.segment<3>(o + 3);
+    }
+}
+
+void EulerAnglesFormulation::set_q(const Eigen::VectorXd& q) {
+    q_ = q;
+    ComputeStates(v_);
+}
+
+const double* EulerAnglesFormulation::multipliers(int element) const {
+    const ElementData& ed = elements_[element];
+    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
+}
+
+void EulerAnglesFormulation::TangentOperator(const Eigen::VectorXd& /*dq*/,
+                                             Eigen::SparseMatrix<double>& T) const {
+    T.resize(nv_, nv_);
+    T.setIdentity();
+}
+
+void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                      const Eigen::VectorXd& lambda, Eigen::VectorXd& Ma,
+                                      Eigen::VectorXd& f, Eigen::VectorXd& phi) {
+    ComputeStates(v);
+    Ma.setZero(nv_);
+    f.setZero(nv_);
+    phi.setZero(nc_);
+    for (int i = 0; i < nn_; ++i) {
+        const NodeInertia& in = nodes_[i].inertia;
+        const int o = kNodeCoords * i;
+        const Kin k(q_.segment<3>(o + 3), v.segment<3>(o + 3));
+        const Vec3 xa = a.segment<3>(o), tha = a.segment<3>(o + 3);
+        const Mat3 S = Skew(in.s);
+        Ma.segment<3>(o) = in.m * xa - k.R * (S * (k.Gb * tha));  // (3)
+        Ma.segment<3>(o + 3) =
+            k.Gb.transpose() * (S * (k.R.transpose() * xa) + in.J * (k.Gb * tha));      // (4)
+        f.segment<3>(o) = k.R * (-S * k.c + k.W.cross(k.W.cross(in.s)));                // (3)
+        f.segment<3>(o + 3) = k.Gb.transpose() * (in.J * k.c + k.W.cross(in.J * k.W));  // (4)
+    }
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
+        el.Evaluate(ctx, b);
+        const auto& en = el.nodes();
+        for (size_t k = 0; k < en.size(); ++k) {
+            const int o = kNodeCoords * en[k];
+            const Mat3 Gs = GSpatial(q_.segment<3>(o + 3));
+            f.segment<3>(o) -= b.f.segment<3>(6 * k);                           // (3)
+            f.segment<3>(o + 3) -= Gs.transpose() * b.f.segment<3>(6 * k + 3);  // (4)
+        }
+        for (int j = 0; j < ed.m; ++j) phi[ed.mult_offset + j] = b.phi[j];  // (5)
+    }
+}
+
+void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                      const Eigen::VectorXd& lambda, Jacobians& Jac) {
+    ComputeStates(v);
+    std::vector<Trip> tm, tkq, tc, tk, tl, tb;
+    for (int i = 0; i < nn_; ++i) {
+        const NodeInertia& in = nodes_[i].inertia;
+        const int o = kNodeCoords * i;
+        const Vec3 th = q_.segment<3>(o + 3), thd = v.segment<3>(o + 3);
+        const Kin k(th, thd);
+        const Vec3 xa = a.segment<3>(o), tha = a.segment<3>(o + 3);
+        const Mat3 S = Skew(in.s), Wx = Skew(k.W), &J = in.J;
+        const Mat3 GbT = k.Gb.transpose(), RT = k.R.transpose();
+        // Mass matrix (3), (4).
+        Mat6 M;
+        M << in.m * Mat3::Identity(), -k.R * S * k.Gb, GbT * S * RT, GbT * J * k.Gb;
+        // d(M a)/dtheta.
+        Mat6 Kq = Mat6::Zero();
+        const Vec3 y1 = S * (k.Gb * tha);
+        Kq.block<3, 3>(0, 3) = Skew(k.R * y1) * k.Gs - k.R * S * k.DG(tha);
+        const Vec3 z2 = S * (RT * xa) + J * (k.Gb * tha);
+        Kq.block<3, 3>(3, 3) = k.DGT(z2) + GbT * (S * RT * Skew(xa) * k.Gs + J * k.DG(tha));
+        // Velocity terms: f_x = R y3, f_theta = Gb^T z4.
+        const Mat3 dW_dth = k.DG(thd);
+        const Mat3 dc_dth = DcDtheta(th, thd);
+        const Mat3 dc_dthd = dW_dth + k.Gdot(thd);
+        const Mat3 DW =  // d(W x (W x s))/dW
+            k.W.dot(in.s) * Mat3::Identity() + k.W * in.s.transpose() -
+            2.0 * in.s * k.W.transpose();
+        const Mat3 DJ = Wx * J - Skew(J * k.W);  // d(W x J W)/dW
+        const Vec3 y3 = -S * k.c + k.W.cross(k.W.cross(in.s));
+        const Vec3 z4 = J * k.c + k.W.cross(J * k.W);
+        Mat6 K = Mat6::Zero(), C = Mat6::Zero();
+        K.block<3, 3>(0, 3) = -Skew(k.R * y3) * k.Gs + k.R * (-S * dc_dth + DW * dW_dth);
+        K.block<3, 3>(3, 3) = k.DGT(z4) + GbT * (J * dc_dth + DJ * dW_dth);
+        C.block<3, 3>(0, 3) = k.R * (-S * dc_dthd + DW * k.Gb);
+        C.block<3, 3>(3, 3) = GbT * (J * dc_dthd + DJ * k.Gb);
+        AddDense(tm, o, o, M);
+        AddDense(tkq, o, o, Kq);
+        AddDense(tk, o, o, K);
+        AddDense(tc, o, o, C);
+    }
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const auto& en = el.nodes();
+        const int nk = static_cast<int>(en.size());
+        b.Reset(nk, ed.m, true);
+        el.Evaluate(ctx, b);
+        // P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W); Wv = diag(0, dw/dtheta).
+        std::vector<Mat6> P(nk), Wv(nk);
+        std::vector<Kin> kin;
+        kin.reserve(nk);
+        for (int c = 0; c < nk; ++c) {
+            const int o = kNodeCoords * en[c];
+            kin.emplace_back(q_.segment<3>(o + 3), v.segment<3>(o + 3));
+            const Kin& k = kin.back();
+            P[c].setZero();
+            P[c].topLeftCorner<3, 3>().setIdentity();
+            P[c].bottomRightCorner<3, 3>() = k.Gs;
+            Wv[c].setZero();
+            Wv[c].bottomRightCorner<3, 3>() = -Skew(k.w) * k.Gs + k.R * k.DG(v.segment<3>(o + 3));
+        }
+        for (int r = 0; r < nk; ++r) {
+            const int orow = kNodeCoords * en[r];
+            const Mat6& Pr = P[r];
+            for (int c = 0; c < nk; ++c) {
+                const int ocol = kNodeCoords * en[c];
+                const Mat6 Kel = b.K.block<6, 6>(6 * r, 6 * c);
+                const Mat6 Cel = b.C.block<6, 6>(6 * r, 6 * c);
+                // f = -P^T f_el: df/dq = P^T (K_el P + C_el Wv) - d(Gs^T M_W)/dtheta.
+                Mat6 Kb = Pr.transpose() * (Kel * P[c] + Cel * Wv[c]);
+                if (r == c) {
+                    const Kin& k = kin[r];
+                    const Vec3 Mw = b.f.segment<3>(6 * r + 3);
+                    Kb.bottomRightCorner<3, 3>() -=
+                        k.DGT(k.R.transpose() * Mw) +
+                        k.Gb.transpose() * k.R.transpose() * Skew(Mw) * k.Gs;
+                }
+                AddDense(tk, orow, ocol, Kb);
+                AddDense(tc, orow, ocol, Pr.transpose() * Cel * P[c]);
+            }
+            if (ed.m > 0) {
+                const Eigen::MatrixXd Lb = -Pr.transpose() * b.L.middleRows<6>(6 * r);
+                AddDense(tl, orow, ed.mult_offset, Lb);
+            }
+        }
+        for (int c = 0; c < nk && ed.m > 0; ++c) {
+            const Eigen::MatrixXd Bb = b.phi_q.middleCols<6>(6 * c) * P[c];
+            AddDense(tb, ed.mult_offset, kNodeCoords * en[c], Bb);
+        }
+    }
+    Jac.M = FromTriplets(nv_, nv_, tm);
+    Jac.Kq_inertia = FromTriplets(nv_, nv_, tkq);
+    Jac.C = FromTriplets(nv_, nv_, tc);
+    Jac.K = FromTriplets(nv_, nv_, tk);
+    Jac.L = FromTriplets(nv_, nc_, tl);
+    Jac.B = FromTriplets(nc_, nv_, tb);
+}
+
+void EulerAnglesFormulation::CheckSingularity() const {
+    for (int i = 0; i < nn_; ++i) {
+        const double th2 = q_[kNodeCoords * i + 4];
+        if (SingularityDistance(th2) <= kSingularityMargin) {
+            std::ostringstream os;
+            os.precision(10);
+            os << "formulation 'euler angles': structural node " << model_.nodes()[i].label
+               << " reached theta2 = " << th2 << " rad at t = " << t_ << ", within "
+               << kSingularityMargin
+               << " rad of the Cardan singularity theta2 = +-pi/2 (body z axis along global "
+                  "x, where G(theta) is singular); the run stops here. Use the `euler "
+                  "parameters` or `lie group` formulation for this motion, or choose the node's "
+                  "reference frame so that its body z axis stays away from global x";
+            throw RunError(os.str());
+        }
+    }
+}
+
+void EulerAnglesFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                               Eigen::VectorXd& lambda) {
+    CheckSingularity();
+    v = v_;
+    a.setZero(nv_);
+    lambda.setZero(nc_);
+    Eigen::VectorXd Ma, f0, phi;
+    Evaluate(v, a, lambda, Ma, f0, phi);
+    Jacobians J;
+    Evaluate(v, a, lambda, J);
+    // phi_dd = d^2/dtau^2 phi(q + tau v, t + tau): central differences with Richardson
+    // extrapolation (error O(d^4)); d keeps the angle change ~1e-3.
+    const Eigen::VectorXd q0 = q_;
+    const double t0 = t_;
+    auto phi_at = [&](double tau) {
+        q_ = q0 + tau * v;
+        t_ = t0 + tau;
+        Eigen::VectorXd m, ff, p;
+        Evaluate(v, a, lambda, m, ff, p);
+        return p;
+    };
+    const double d = 1e-3 / std::max(1.0, v.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd p0 = phi_at(0.0);
+    const Eigen::VectorXd dd1 = (phi_at(d) - 2.0 * p0 + phi_at(-d)) / (d * d);
+    const Eigen::VectorXd dd2 = (phi_at(0.5 * d) - 2.0 * p0 + phi_at(-0.5 * d)) / (0.25 * d * d);
+    const Eigen::VectorXd phi_dd = (4.0 * dd2 - dd1) / 3.0;
+    q_ = q0;
+    t_ = t0;
+    std::vector<Trip> t;
+    auto add = [&](const Eigen::SparseMatrix<double>& m, int r0, int c0) {
+        for (int k = 0; k < m.outerSize(); ++k)
+            for (Eigen::SparseMatrix<double>::InnerIterator it(m, k); it; ++it)
+                t.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
+    };
+    add(J.M, 0, 0);
+    add(J.L, 0, nv_);
+    add(J.B, nv_, 0);
+    const Eigen::SparseMatrix<double> A = FromTriplets(nv_ + nc_, nv_ + nc_, t);
+    Eigen::VectorXd rhs(nv_ + nc_);
+    rhs << -f0, -phi_dd;
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(A);
+    if (lu.info() != Eigen::Success)
+        throw RunError("euler angles: singular initial acceleration system at t = " +
+                       std::to_string(t_) + " (redundant constraints?)");
+    const Eigen::VectorXd sol = lu.solve(rhs);
+    if (!sol.allFinite()) throw RunError("euler angles initial conditions: non-finite solution");
+    a = sol.head(nv_);
+    lambda = sol.tail(nc_);
+    lambda_ = lambda;
+    ComputeStates(v);
+}
+
+void EulerAnglesFormulation::AfterConvergence(const Eigen::VectorXd& v,
+                                              const Eigen::VectorXd& lambda) {
+    v_ = v;
+    lambda_ = lambda;
+    ComputeStates(v_);
+    CheckSingularity();
+}
+
+std::string EulerAnglesFormulation::DescribeEquation(int row) const {
+    static const char* kRows[kNodeCoords] = {"force x",      "force y",      "force z",
+                                             "angle theta1", "angle theta2", "angle theta3"};
+    std::ostringstream os;
+    if (row >= 0 && row < nv_) {
+        os << "structural node " << model_.nodes()[row / kNodeCoords].label << ", "
+           << kRows[row % kNodeCoords];
+        return os.str();
+    }
+    const int c = row - nv_;
+    const auto& elems = model_.elements();
+    for (size_t e = 0; e < elements_.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m)
+            return DescribeConstraintRow(*elems[e], c - ed.mult_offset);
+    }
+    os << "equation " << row;
+    return os.str();
+}
+
+Invariants EulerAnglesFormulation::ComputeInvariants() const {
+    Invariants inv;
+    for (int i = 0; i < nn_; ++i) AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
+    const auto& elems = model_.elements();
+    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    ElementBlock b;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const ElementData& ed = elements_[e];
+        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
+                                 ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr, grav};
+        inv.potential += elems[e]->PotentialEnergy(ctx);
+        if (ed.m > 0) {
+            b.Reset(static_cast<int>(elems[e]->nodes().size()), ed.m, false);
+            elems[e]->Evaluate(ctx, b);
+            for (int j = 0; j < ed.m; ++j)
+                inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
+        }
+    }
+    return inv;
+}
+
+}  // namespace mbstep::euler_angles

@@ -1,0 +1,164 @@
+// Cross-formulation agreement (issue 4): the same decks under `cgr` (ms, 0.6), `euler
+// parameters` (hht, -0.1), `lie group` (generalized alpha, 0.9) and `euler angles` (generalized
+// alpha, 0.9) at h = 1e-4, CoM positions at t = 1 within 1e-5 of each other.
+//
+// - Spherical pendulum (examples/pendulum/pendulum.mbd): the deck runs unchanged under all four.
+// - Double pendulum (examples/double-pendulum/): the deck's node frames put the local z axis on
+//   the hinge axis, global x, i.e. exactly at the Cardan xyz singularity (theta2 = pi/2): under
+//   `euler angles` it stops at t = 0 with the singularity message (tested). `euler angles` runs
+//   double-pendulum-global-frames.mbd, the same model with identity node frames (bit-identical
+//   under cgr, tested).
+// - Heavy top (examples/heavy-top/heavy-top.mbd): the 1e-5 agreement at h = 1e-4 is NOT met;
+//   errors against a fine reference are measured below (see the expected-failure case).
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "support/run_helpers.hpp"
+
+using namespace mbstep;
+
+namespace {
+struct Pair {
+    const char* formulation;
+    const char* method;
+};
+constexpr Pair kPairs[] = {{"cgr", "ms, 0.6"},
+                           {"euler parameters", "hht, -0.1"},
+                           {"lie group", "generalized alpha, 0.9"},
+                           {"euler angles", "generalized alpha, 0.9"}};
+
+// CoM positions (= node positions: every deck puts its nodes at the centres of mass) at tf.
+std::vector<Vec3> RunCoM(const std::string& deck_rel, const std::string& formulation,
+                         const std::string& method, double h, double tf) {
+    const Registry& reg = GlobalRegistry();
+    Deck deck = ReadDeck(test::SourcePath(deck_rel), reg);
+    std::string name;
+    deck.integrator = MakeIntegrator(method, reg, &name);
+    deck.method_name = name;
+    deck.settings.method_text = method;
+    deck.settings.formulation = formulation;
+    deck.settings.time_step = h;
+    deck.settings.final_time = tf;
+    RunOptions opt;
+    opt.write_output = false;
+    opt.progress = false;
+    std::vector<Vec3> x;
+    opt.on_step = [&](double, const Formulation& f) {
+        x.clear();
+        for (const FrameState& s : f.node_states()) x.push_back(s.x);
+    };
+    const RunSummary s = mbstep::Run(deck, opt, reg);
+    REQUIRE(s.completed);
+    REQUIRE(s.formulation == formulation);
+    return x;
+}
+
+double Distance(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+    REQUIRE(a.size() == b.size());
+    double d = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, (a[i] - b[i]).norm());
+    return d;
+}
+
+// Largest pairwise distance of the four runs.
+void CheckAgreement(const std::map<std::string, std::vector<Vec3>>& x, double tol) {
+    for (const auto& [na, xa] : x)
+        for (const auto& [nb, xb] : x) {
+            if (na >= nb) continue;
+            const double d = Distance(xa, xb);
+            MESSAGE(na, " vs ", nb, ": ", d);
+            CHECK(d <= tol);
+        }
+}
+}  // namespace
+
+TEST_CASE("cross-formulation: spherical pendulum, four formulations agree at t = 1") {
+    // Measured (h = 1e-4): largest pairwise distance 4.4e-9 (euler parameters/hht vs the rest).
+    std::map<std::string, std::vector<Vec3>> x;
+    for (const Pair& p : kPairs)
+        x[p.formulation] =
+            RunCoM("examples/pendulum/pendulum.mbd", p.formulation, p.method, 1e-4, 1.0);
+    CheckAgreement(x, 1e-5);
+}
+
+TEST_CASE("cross-formulation: double pendulum, four formulations agree at t = 1") {
+    const std::string deck = "examples/double-pendulum/double-pendulum.mbd";
+    const std::string global = "examples/double-pendulum/double-pendulum-global-frames.mbd";
+    // The original deck starts at the Cardan singularity.
+    std::string message;
+    try {
+        RunCoM(deck, "euler angles", "generalized alpha, 0.9", 1e-4, 1.0);
+    } catch (const RunError& e) {
+        message = e.what();
+    }
+    CHECK(message.find("structural node 1") != std::string::npos);
+    CHECK(message.find("singularity") != std::string::npos);
+    // The global-frame variant is the same model.
+    CHECK(Distance(RunCoM(deck, "cgr", "ms, 0.6", 1e-4, 1.0),
+                   RunCoM(global, "cgr", "ms, 0.6", 1e-4, 1.0)) <= 1e-12);
+    // Measured (h = 1e-4): cgr, lie group and euler angles within 1.6e-8; euler parameters (hht)
+    // 1.5e-6 ... 3.6e-6 from the others (hht was being changed while this was written).
+    std::map<std::string, std::vector<Vec3>> x;
+    for (const Pair& p : kPairs)
+        x[p.formulation] = RunCoM(std::string(p.formulation) == "euler angles" ? global : deck,
+                                  p.formulation, p.method, 1e-4, 1.0);
+    CheckAgreement(x, 1e-5);
+}
+
+namespace {
+// Reference for the heavy top: cgr `ms, 0.6` Richardson-extrapolated from h = 5e-5 and 2.5e-5
+// (agrees with lie group extrapolated from 1e-5 and 5e-6 to ~1e-8).
+Vec3 HeavyTopReference() {
+    const Vec3 a = RunCoM("examples/heavy-top/heavy-top.mbd", "cgr", "ms, 0.6", 5e-5, 1.0)[0];
+    const Vec3 b = RunCoM("examples/heavy-top/heavy-top.mbd", "cgr", "ms, 0.6", 2.5e-5, 1.0)[0];
+    return (4.0 * b - a) / 3.0;
+}
+}  // namespace
+
+TEST_CASE("cross-formulation: heavy top, errors at t = 1 are method errors") {
+    // What holds on the heavy top (spin 150 rad/s): every formulation converges to the same
+    // solution; at h = 1e-4 only cgr `ms, 0.6` is within 1e-5 of it. Measured errors at t = 1,
+    // h = 1e-4, against the reference: cgr 3.9e-7, lie group 7.3e-5 (its error constant on the
+    // fast spin), euler parameters with hht -0.1 4.7e-2 ... 6.4e-2 (hht is first order with a
+    // configuration-dependent mass matrix, euler_angles_heavy_top_test.cpp), euler angles: Newton
+    // fails at t = 0.919 (theta2 passes within 0.022 rad of pi/2 at t = 0.918; the residual's
+    // round-off near the singularity exceeds the 1e-8 tolerance); at h = 5e-5, 2.5e-5, 1.25e-5
+    // it runs, errors 1.4e-4, 3.7e-5, 9.4e-6 (order 2).
+    const std::string deck = "examples/heavy-top/heavy-top.mbd";
+    const Vec3 ref = HeavyTopReference();
+    const double e_cgr = (RunCoM(deck, "cgr", "ms, 0.6", 1e-4, 1.0)[0] - ref).norm();
+    MESSAGE("cgr ms 0.6, h = 1e-4: error ", e_cgr);
+    CHECK(e_cgr <= 1e-5);
+    // lie group: the Richardson-extrapolated solution (1e-4, 5e-5) is within 1e-6 of the
+    // reference, so its 7.3e-5 is the second-order method error.
+    const Vec3 lg1 = RunCoM(deck, "lie group", "generalized alpha, 0.9", 1e-4, 1.0)[0];
+    const Vec3 lg2 = RunCoM(deck, "lie group", "generalized alpha, 0.9", 5e-5, 1.0)[0];
+    MESSAGE("lie group, h = 1e-4: error ", (lg1 - ref).norm(), ", extrapolated ",
+            ((4.0 * lg2 - lg1) / 3.0 - ref).norm());
+    CHECK(((4.0 * lg2 - lg1) / 3.0 - ref).norm() <= 1e-6);
+    // euler angles: extrapolated from 2.5e-5 and 1.25e-5 (measured 1.3e-7).
+    const Vec3 ea1 = RunCoM(deck, "euler angles", "generalized alpha, 0.9", 2.5e-5, 1.0)[0];
+    const Vec3 ea2 = RunCoM(deck, "euler angles", "generalized alpha, 0.9", 1.25e-5, 1.0)[0];
+    MESSAGE("euler angles, h = 2.5e-5: error ", (ea1 - ref).norm(),
+            ", 1.25e-5: ", (ea2 - ref).norm(), ", extrapolated ",
+            ((4.0 * ea2 - ea1) / 3.0 - ref).norm());
+    CHECK(((4.0 * ea2 - ea1) / 3.0 - ref).norm() <= 1e-6);
+}
+
+// The acceptance criterion of issue 4 on the heavy top. Expected to fail (see above): lie group
+// 7.3e-5, euler parameters/hht 4.7e-2 ... 6.4e-2, euler angles does not reach t = 1 at h = 1e-4.
+TEST_CASE("cross-formulation: heavy top, four formulations agree at t = 1 within 1e-5" *
+          doctest::should_fail()) {
+    std::map<std::string, std::vector<Vec3>> x;
+    for (const Pair& p : kPairs) {
+        try {
+            x[p.formulation] =
+                RunCoM("examples/heavy-top/heavy-top.mbd", p.formulation, p.method, 1e-4, 1.0);
+        } catch (const std::exception& e) {
+            const std::string msg = std::string(p.formulation) + ": " + e.what();
+            FAIL_CHECK(msg);
+        }
+    }
+    CheckAgreement(x, 1e-5);
+}
