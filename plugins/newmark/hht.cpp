@@ -56,11 +56,14 @@ void Hht::Attach(Formulation& f, const SolverSettings& s) {
     problem_ = f.second_order();
     if (!problem_)
         throw RunError(
-            "integrator 'hht' needs a second-order DAE formulation (euler parameters); '" +
+            "integrator 'hht' needs a second-order DAE formulation (euler parameters, euler "
+            "angles); '" +
             f.name() + "' is not one");
     if (!problem_->vector_space())
-        throw RunError("integrator 'hht' needs a vector-space formulation (euler parameters); '" +
-                       f.name() + "' is a Lie group formulation");
+        throw RunError(
+            "integrator 'hht' needs a vector-space formulation (euler parameters, euler angles); "
+            "'" +
+            f.name() + "' is a Lie group formulation");
     e_offsets_ = problem_->euler_parameter_offsets();
     if (modified_ && e_offsets_.empty())
         throw RunError(
