@@ -13,7 +13,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.description =
         "HHT-alpha, alpha in [-1/3, 0]; `modified`: Euler-parameter velocity update of Sherif et "
         "al.; `arnold bruls`: equilibrium at t_n+1 (second order with q-dependent mass)";
-    d.order = "2";
+    d.order = "2 (paper form with alpha < 0 and a q-dependent mass matrix: 1)";
     d.parameters = {{"alpha", "-0.1", "[-1/3, 0]"}, {"modified | arnold bruls", "off", "keyword"}};
     d.reference = "Hilber, Hughes, Taylor 1977; Sherif, Nachbagauer, Steiner, Lauss 2019";
     d.equations = "eqs. (19), (33)-(34), (59)-(61), (69)-(70) of Sherif et al.";
