@@ -57,6 +57,33 @@ TEST_CASE("mbstep run writes MBDyn-layout files under -o and honours --method/--
     fs::remove_all(dir);
 }
 
+TEST_CASE("mbstep run: --formulation, --time-step, --final-time, --tolerance override the deck") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_overrides";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string deck = SourcePath("examples/heavy-top/heavy-top.mbd");
+    const std::string prefix = (dir / "top").string(), log = (dir / "stdout.txt").string();
+    REQUIRE(Shell(kExe + " run " + deck + " -o " + prefix +
+                  " --method 'generalized alpha, 0.9' --formulation 'lie group' --time-step 2e-4"
+                  " --final-time 0.01 --tolerance 1e-9 --quiet > " +
+                  log + " 2>&1") == 0);
+    const std::string out = Slurp(log);
+    INFO(out);
+    CHECK(out.find("after 50 steps") != std::string::npos);
+    CHECK(out.find("lie group formulation") != std::string::npos);
+    // The .out file: 50 steps of 2e-4, the last at t = 0.01.
+    const std::string steps = Slurp(prefix + ".out");
+    CHECK(steps.find("Step 50 0.01") != std::string::npos);
+    CHECK(steps.find("Step 51") == std::string::npos);
+    // Bad values are refused before anything runs.
+    for (const char* bad : {" --time-step -1", " --tolerance 0", " --formulation 'no such'"}) {
+        INFO(bad);
+        CHECK(Shell(kExe + " run " + deck + " -o " + (dir / "bad").string() + bad + " --quiet > " +
+                    log + " 2>&1") != 0);
+        CHECK_FALSE(fs::exists((dir / "bad.mov").string()));
+    }
+}
+
 TEST_CASE("a deck that fails to read exits non-zero, says where, and writes nothing") {
     const fs::path dir = fs::temp_directory_path() / "mbstep_cli_bad";
     fs::remove_all(dir);
