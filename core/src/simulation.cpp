@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -91,6 +92,48 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     return os.str();
 }
 
+/// Element::AfterConvergence for the elements that ask for it, with the formulation's current
+/// (converged) node states and multipliers. Returns the multipliers it passed, concatenated
+/// (empty if no element asks).
+std::vector<double> NotifyConverged(Model& model, const Formulation& f, double t) {
+    const auto& states = f.node_states();
+    const auto& elems = model.elements();
+    std::vector<const FrameState*> ptr;
+    std::vector<double> passed;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        if (!elems[e]->NeedsConvergedState()) continue;
+        ptr.clear();
+        for (int k : elems[e]->nodes()) ptr.push_back(&states[k]);
+        const double* lambda = f.multipliers(static_cast<int>(e));
+        const ElementContext ctx{t, ptr.data(), lambda,
+                                 model.gravity() ? model.gravity()->At(t) : Vec3::Zero()};
+        elems[e]->AfterConvergence(ctx);
+        if (lambda) passed.insert(passed.end(), lambda, lambda + elems[e]->num_multipliers());
+        if (passed.empty()) passed.push_back(0.0);  // non-empty: an element asked
+    }
+    return passed;
+}
+
+/// Initial state of elements that use converged reactions (joint friction: the normal force,
+/// which the friction itself changes): `solve` (the initial derivatives, or the second-order
+/// method's Start) and Element::AfterConvergence alternate until the multipliers they pass
+/// agree to 1e-12 (relative), at most 100 times; a fixed point of N = N(friction(N)).
+void ConsistentElementState(Model& model, const Formulation& f, double t0,
+                            const std::function<void()>& solve) {
+    std::vector<double> prev = NotifyConverged(model, f, t0);
+    for (int i = 0; i < 100 && !prev.empty(); ++i) {
+        solve();
+        const std::vector<double> next = NotifyConverged(model, f, t0);
+        double d = 0.0, m = 0.0;
+        for (size_t k = 0; k < next.size() && k < prev.size(); ++k) {
+            d = std::max(d, std::abs(next[k] - prev[k]));
+            m = std::max(m, std::abs(next[k]));
+        }
+        prev = next;
+        if (d <= 1e-12 * (1.0 + m)) break;
+    }
+}
+
 /// The next step size proposed by an adaptive integrator, limited by `max time step`; a
 /// proposal below `min time step` (or below 16 ulp of t) stops the run.
 double AdaptiveStep(const Integrator& integrator, const SolverSettings& s, double t, int step,
@@ -148,6 +191,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     if (fo) {
         fo->SetTime(t0);
         fo->SolveInitialDerivatives(rs.solver, h);
+        ConsistentElementState(deck.model, *formulation, t0,
+                               [&] { fo->SolveInitialDerivatives(rs.solver, h); });
     }
 
     // Output files are created only now, after everything was validated.
@@ -167,6 +212,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     if (options.on_step) options.on_step(t0, *formulation);
 
     integrator.Start(t0, h);
+    // Second-order methods solve the initial accelerations and multipliers in Start.
+    if (!fo) ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
     const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
     Progress progress(options.progress && !rs.forever, t0, tf);
     double t = t0;
@@ -224,6 +271,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         const bool output = (step % std::max(1, rs.output_every)) == 0;
         if (out) out->WriteStep(step, t, h, st, output, *formulation);
         if (options.on_step) options.on_step(t, *formulation);
+        NotifyConverged(deck.model, *formulation, t);
         progress.Update(t);
     }
     progress.Done();

@@ -1,6 +1,7 @@
 // mbstep — in line, in plane, distance (point_joints.hpp for the equations).
 #include "point_joints.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
@@ -8,13 +9,47 @@
 
 namespace mbstep::joints {
 
-InLineJoint::InLineJoint(int label, const JointSide& a, const JointSide& b)
-    : TwoSideJoint(label, "in line", a, b, 2, ConstraintLevel::kPosition) {}
+InLineJoint::InLineJoint(int label, const JointSide& a, const JointSide& b,
+                         const Friction& friction)
+    : TwoSideJoint(label, "in line", a, b, 2, ConstraintLevel::kPosition), friction_(friction) {}
 
 void InLineJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const Side a = SideA(ctx), b = SideB(ctx);
     for (int i = 0; i < 2; ++i)
         AddProjectionRow(a.R.col(i), true, a, b, 0.0, i, ctx.lambda[i], out);
+    if (!friction_.active) return;
+    // Friction eqs. (1)-(3) of point_joints.hpp; both sides are nodes (columns 0 and 6).
+    const FrameState& na = *ctx.node[0];
+    const FrameState& nb = *ctx.node[1];
+    const Vec3 u = a.R.col(2);
+    const Vec3 r = b.point() - na.x;
+    const Vec3 g = nb.v + nb.w.cross(b.p) - na.v - na.w.cross(r);
+    const double k = friction_.Scale(n_prev_);
+    double ds = 0.0;
+    const double phi = -k * friction_.Shape(u.dot(g), ds);
+    Eigen::Matrix<double, 12, 1> h;
+    h << -u, -r.cross(u), u, b.p.cross(u);
+    out.f.head<12>() += phi * h;  // eq. (2)
+    if (!out.want_jacobian) return;
+    const double ks = k * ds;
+    const Vec3 uxwa = u.cross(na.w);
+    Eigen::Matrix<double, 12, 1> gq;
+    gq << uxwa, u.cross(g), -uxwa, b.p.cross(u.cross(nb.w - na.w));
+    out.C.block<12, 12>(0, 0) += ks * h * h.transpose();  // eq. (3)
+    out.K.block<12, 12>(0, 0) += ks * h * gq.transpose();
+    const Mat3 Su = Skew(u), Sr = Skew(r), Sp = Skew(b.p);
+    out.K.block<3, 3>(3, 0) += phi * Su;  // -phi dh/dq
+    out.K.block<3, 3>(3, 3) -= phi * Sr * Su;
+    out.K.block<3, 3>(3, 6) -= phi * Su;
+    out.K.block<3, 3>(3, 9) += phi * Su * Sp;
+    out.K.block<3, 3>(0, 3) -= phi * Su;
+    out.K.block<3, 3>(6, 3) += phi * Su;
+    out.K.block<3, 3>(9, 3) += phi * Sp * Su;
+    out.K.block<3, 3>(9, 9) -= phi * Su * Sp;
+}
+
+void InLineJoint::AfterConvergence(const ElementContext& ctx) {
+    n_prev_ = ctx.lambda ? std::hypot(ctx.lambda[0], ctx.lambda[1]) : 0.0;
 }
 
 InPlaneJoint::InPlaneJoint(int label, const JointSide& a, const JointSide& b, const Vec3& normal)
@@ -76,7 +111,9 @@ std::unique_ptr<Element> ReadInLine(ElementReadArgs& args) {
     b.node = in.GetNode("node 2 label");
     if (b.node == a.node) in.Fail(b_at, "an in line joint needs two different nodes");
     if (in.IsKeyword("offset")) b.offset = in.GetPosition(in.node(b.node).initial, "offset");
-    return Finish(std::make_unique<InLineJoint>(args.label, a, b), where);
+    Friction friction;
+    if (in.IsKeyword("friction")) friction = ReadFriction(in, false, "in line");
+    return Finish(std::make_unique<InLineJoint>(args.label, a, b, friction), where);
 }
 
 std::unique_ptr<Element> ReadInPlane(ElementReadArgs& args) {

@@ -14,10 +14,25 @@
 // the distance row is a projection row with u = n held fixed plus the J^T P J term. The
 // distance multiplier is the tension: node 1 is pulled towards node 2 by lambda n.
 //
+// Optional Coulomb friction of the in line joint (friction.hpp) along the line axis
+// u = Rj_a e_3, acting at the point P_b (on node 2, and on node 1's material point there):
+//   (1) r = P_b - x_a,  g = v_b + w_b x p_b - v_a - w_a x r,  v = u . g  (= d/dt u.d, the
+//       sliding speed),  N = |(lambda_1, lambda_2)|_prev + N_0,  k = mu N,  phi = -k s(v)
+//   (2) f = phi h,  h = (-u, -(r x u), u, p_b x u)        (F_a, M_a, F_b, M_b); power phi v
+//   (3) C = k s' h Gv^T,  Gv = dv/dv_tw = (-u, -(r x u), u, p_b x u) (= h)
+//       K = k s' h Gq^T - phi dh/dq,  Gq = dv/dq_tw = (u x w_a, u x g, -(u x w_a),
+//       p_b x (u x (w_b - w_a))),  dh/dq: (M_a; x_a) = -Su, (M_a; th_a) = Sr Su,
+//       (M_a; x_b) = Su, (M_a; th_b) = -Su Sp_b, (F_a; th_a) = Su, (F_b; th_a) = -Su,
+//       (M_b; th_a) = -Sp_b Su, (M_b; th_b) = Su Sp_b
+// MBDyn's `prismatic` (and ours) constrains the relative orientation only and carries no
+// force, so the friction of a translational pair (prismatic + in line) lives here.
+//
 // Deck syntax [MBDyn input manual, sections "In line", "In plane", "Distance",
 // manual/input/joints.tex]:
 //   joint: <label>, in line, <node 1>, [ position, ] <f_a>, [ orientation, ] <Rh_a>,
-//          <node 2> [, offset, <f_b> ] ;
+//          <node 2> [, offset, <f_b> ] [, <friction> ] ;
+//   <friction> ::= friction [, preload, <N_0>], coulomb, <mu> [, regularization, <v_eps>]
+//                  [, simple]                                    (friction.hpp; mbstep's)
 //   joint: <label>, in plane, <node 1>, [ position, ] <f_a>, <normal n>,
 //          <node 2> [, offset, <f_b> ] ;
 //   joint: <label>, distance, <node 1> [, position, <f_a> ], <node 2> [, position, <f_b> ],
@@ -28,14 +43,24 @@
 #include <memory>
 
 #include "constraint_rows.hpp"
+#include "friction.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::joints {
 
 class InLineJoint final : public TwoSideJoint {
   public:
-    InLineJoint(int label, const JointSide& a, const JointSide& b);
+    InLineJoint(int label, const JointSide& a, const JointSide& b, const Friction& friction = {});
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    /// Saves the normal force N of the friction eq. (1).
+    void AfterConvergence(const ElementContext& ctx) override;
+    bool NeedsConvergedState() const override { return friction_.active; }
+    const Friction& friction() const { return friction_; }
+    double normal_force() const { return n_prev_; }
+
+  private:
+    Friction friction_;
+    double n_prev_{0.0};  ///< |(lambda_1, lambda_2)| of the last converged step
 };
 
 class InPlaneJoint final : public TwoSideJoint {

@@ -47,12 +47,22 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
               "orientation, euler123, 0.3, -0.2, 0.1, "
               "2, position, -0.2, 0.1, 0.4, orientation, euler123, -0.5, 0.4, 0.2;",
               "joint: 1, revolute hinge, 3, position, 0.2, -0.3, 0.1, "
-              "2, position, 0.1, 0.1, -0.2, hinge, euler123, 0.6, 0.1, -0.3;"});
+              "2, position, 0.1, 0.1, -0.2, hinge, euler123, 0.6, 0.1, -0.3;",
+              // Friction: the preload gives a normal force without a previous step.
+              "joint: 1, revolute hinge, 1, position, 0.1, 0.2, 0.3, "
+              "orientation, euler123, 0.3, -0.2, 0.1, "
+              "2, position, -0.2, 0.1, 0.4, orientation, euler123, -0.5, 0.4, 0.2, "
+              "friction, 0.05, preload, 30., coulomb, 0.3, regularization, 0.5, simple;",
+              "joint: 1, revolute hinge, 2, null, 1, null, hinge, euler123, 0.2, -0.7, 0.4, "
+              "initial theta, 0.1, friction, 0.2, preload, 10., coulomb, 0.4;"});
     AddJoint(r, "revolute pin", "rotation of a node about a ground axis (5 multipliers)",
              j::ReadRevolutePin,
              {"joint: 1, revolute pin, 1, position, 0.3, 0.1, -0.2, "
               "orientation, euler123, 0.2, 0.5, -0.1, "
-              "position, 0.5, -1., 2., orientation, euler123, -0.3, 0.2, 0.4;"});
+              "position, 0.5, -1., 2., orientation, euler123, -0.3, 0.2, 0.4;",
+              "joint: 1, revolute pin, 2, position, 0.3, 0.1, -0.2, "
+              "orientation, euler123, 0.2, 0.5, -0.1, position, 0.5, -1., 2., "
+              "friction, 0.1, preload, 20., coulomb, 0.25, regularization, 0.8;"});
     // Snippets use dynamic nodes 1, 2 and static node 3 of the test model (registry.hpp).
     const char* cardano_hinge =
         "joint: 1, cardano hinge, 1, position, 0.1, 0.2, 0.3, orientation, euler123, 0.3, -0.2, "
@@ -92,7 +102,12 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     AddJoint(r, "in line", "point of node 2 on a line of node 1 (2 multipliers)", j::ReadInLine,
              {"joint: 1, in line, 1, position, 0.1, 0.2, 0.3, orientation, euler123, 0.3, -0.2, "
               "0.1, 2, offset, -0.2, 0.1, 0.4;",
-              "joint: 1, in line, 3, null, eye, 1;"});
+              "joint: 1, in line, 3, null, eye, 1;",
+              "joint: 1, in line, 1, position, 0.1, 0.2, 0.3, orientation, euler123, 0.3, -0.2, "
+              "0.1, 2, offset, -0.2, 0.1, 0.4, friction, preload, 5., coulomb, 0.3, "
+              "regularization, 0.7;",
+              "joint: 1, in line, 2, position, -0.3, 0.1, 0.2, orientation, euler123, -0.4, 0.6, "
+              "0.2, 1, offset, 0.1, -0.3, 0.2, friction, preload, 8., coulomb, 0.5, simple;"});
     AddJoint(r, "in plane", "point of node 2 on a plane of node 1 (1 multiplier)", j::ReadInPlane,
              {"joint: 1, in plane, 1, position, 0.1, 0.2, 0.3, 1., 2., -0.5, "
               "2, offset, -0.2, 0.1, 0.4;"});

@@ -9,8 +9,12 @@
 
 namespace mbstep::joints {
 
-RevoluteJoint::RevoluteJoint(int label, const JointSide& a, const JointSide& b)
-    : Element(label, b.node >= 0 ? "revolute hinge" : "revolute pin"), a_(a), b_(b) {
+RevoluteJoint::RevoluteJoint(int label, const JointSide& a, const JointSide& b,
+                             const Friction& friction)
+    : Element(label, b.node >= 0 ? "revolute hinge" : "revolute pin"),
+      a_(a),
+      b_(b),
+      friction_(friction) {
     nodes_ = {a.node};
     if (b.node >= 0) nodes_.push_back(b.node);
     set_statement("joint");
@@ -46,6 +50,38 @@ void RevoluteJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const
             out.K.block<3, 3>(9, 9) += mu * Su * Sw;
         }
     }
+    if (!friction_.active) return;
+    Vec3 W;
+    double ks = 0.0;
+    const double T = FrictionMoment(ctx, u, W, ks);  // eq. (7)
+    out.f.segment<3>(3) -= T * u;                    // eq. (8)
+    if (nb) out.f.segment<3>(9) += T * u;
+    if (!jac) return;
+    const Mat3 Cuu = ks * u * u.transpose();  // eq. (9)
+    const Mat3 Kb = ks * u * u.cross(W).transpose() + T * Su;
+    out.C.block<3, 3>(3, 3) += Cuu;
+    out.K.block<3, 3>(3, 3) -= Kb;
+    if (nb) {
+        out.C.block<3, 3>(3, 9) -= Cuu;
+        out.C.block<3, 3>(9, 3) -= Cuu;
+        out.C.block<3, 3>(9, 9) += Cuu;
+        out.K.block<3, 3>(9, 3) += Kb;
+    }
+}
+
+double RevoluteJoint::FrictionMoment(const ElementContext& ctx, const Vec3& u, Vec3& W,
+                                     double& ks) const {
+    W = -ctx.node[0]->w;
+    if (b_.node >= 0) W += ctx.node[1]->w;
+    const double k = friction_.Scale(n_prev_);
+    double ds = 0.0;
+    const double s = friction_.Shape(u.dot(W), ds);
+    ks = k * ds;
+    return -k * s;
+}
+
+void RevoluteJoint::AfterConvergence(const ElementContext& ctx) {
+    n_prev_ = ctx.lambda ? Eigen::Map<const Vec3>(ctx.lambda).norm() : 0.0;
 }
 
 void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
@@ -56,16 +92,21 @@ void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) c
     const Vec3 u = Rja.col(2);
     Vec3 M = Vec3::Zero();
     for (int i = 0; i < 2; ++i) M -= u.cross(Rjb.col(i)) * ctx.lambda[3 + i];
+    if (friction_.active) {  // eq. (8)
+        Vec3 W;
+        double ks = 0.0;
+        M -= FrictionMoment(ctx, u, W, ks) * u;
+    }
     const Eigen::Map<const Vec3> l(ctx.lambda);
     WriteJointLine(os, label(), Rja, -l, M);
 }
 
 namespace {
 
-void ReadRevoluteOptions(DeckInput& in) {
+Friction ReadRevoluteOptions(DeckInput& in, const std::string& joint) {
     if (in.IsKeyword("initial theta")) in.GetReal("initial theta");
-    if (in.IsKeyword("friction"))
-        in.Fail(in.Where(), "friction in revolute joints is not supported");
+    if (in.IsKeyword("friction")) return ReadFriction(in, true, joint);
+    return {};
 }
 
 }  // namespace
@@ -76,8 +117,8 @@ std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a revolute hinge needs two different nodes");
-    ReadRevoluteOptions(args.in);
-    auto e = std::make_unique<RevoluteJoint>(args.label, a, b);
+    const Friction friction = ReadRevoluteOptions(args.in, "revolute hinge");
+    auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction);
     e->set_where(where);
     return e;
 }
@@ -86,8 +127,8 @@ std::unique_ptr<Element> ReadRevolutePin(ElementReadArgs& args) {
     const SourceLocation where = args.in.Where();
     const JointSide a = ReadNodeSide(args.in);
     const JointSide b = ReadGroundSide(args.in);
-    ReadRevoluteOptions(args.in);
-    auto e = std::make_unique<RevoluteJoint>(args.label, a, b);
+    const Friction friction = ReadRevoluteOptions(args.in, "revolute pin");
+    auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction);
     e->set_where(where);
     return e;
 }

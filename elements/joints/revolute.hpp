@@ -15,16 +15,30 @@
 //       K_Mb,theta_a -= mu_i skew(w_i) skew(u),   K_Mb,theta_b += mu_i skew(u) skew(w_i)
 // with spatial increments R <- exp(skew(dtheta)) R, du = dtheta_a x u.
 //
+// Optional Coulomb friction (friction.hpp): a moment about the hinge axis u,
+//   (7) W = w_b - w_a,  omega = u . W,  N = |lambda_{1..3}|_prev + N_0,  k = mu r N,
+//       T = -k s(omega)                      (w_b = 0 for the pin)
+//   (8) f: M_b += T u,  M_a -= T u
+//   (9) C_{M_b,w_b} = k s' u u^T (signs: + for (a, a) and (b, b), - for (a, b) and (b, a))
+//       K_{M_b,theta_a} = k s' u (u x W)^T + T skew(u),  K_{M_a,theta_a} = -K_{M_b,theta_a}
+//       (d omega = u . dW + (u x W) . dtheta_a, du = -skew(u) dtheta_a; N constant in a step)
+// The .jnt couple includes the friction moment (-T u on node a).
+//
 // Deck syntax [MBDyn input manual, sections "Revolute hinge" (sec:EL:STRUCT:JOINT:
 // REVOLUTE_HINGE) and "Revolute pin" (sec:EL:STRUCT:JOINT:REVOLUTE_PIN),
 // manual/input/elements.tex] (joint_input.hpp for the sides):
-//   joint: <label>, revolute hinge, <node side a>, <node side b> [, initial theta, <angle>] ;
-//   joint: <label>, revolute pin, <node side>, <ground side> [, initial theta, <angle>] ;
-// `initial theta` is accepted and only affects MBDyn's output; `friction` is refused.
+//   joint: <label>, revolute hinge, <node side a>, <node side b> [, initial theta, <angle>]
+//          [, <friction> ] ;
+//   joint: <label>, revolute pin, <node side>, <ground side> [, initial theta, <angle>]
+//          [, <friction> ] ;
+//   <friction> ::= friction, <average radius> [, preload, <N_0>], coulomb, <mu>
+//                  [, regularization, <omega_eps>] [, simple]        (friction.hpp)
+// `initial theta` is accepted and only affects MBDyn's output.
 #pragma once
 
 #include <memory>
 
+#include "friction.hpp"
 #include "joint_input.hpp"
 #include "mbstep/model/element.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -34,7 +48,7 @@ namespace mbstep::joints {
 class RevoluteJoint final : public Element {
   public:
     /// b.node < 0: revolute pin with ground point b.offset and ground frame b.R.
-    RevoluteJoint(int label, const JointSide& a, const JointSide& b);
+    RevoluteJoint(int label, const JointSide& a, const JointSide& b, const Friction& friction = {});
 
     int num_multipliers() const override { return 5; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
@@ -42,11 +56,22 @@ class RevoluteJoint final : public Element {
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
 
+    /// Saves the normal force N of eq. (7) (friction only).
+    void AfterConvergence(const ElementContext& ctx) override;
+    bool NeedsConvergedState() const override { return friction_.active; }
+
     const JointSide& side_a() const { return a_; }
     const JointSide& side_b() const { return b_; }
+    const Friction& friction() const { return friction_; }
+    double normal_force() const { return n_prev_; }
 
   private:
+    /// Friction moment T of eq. (7) on side b, about u; ds = k s'(omega).
+    double FrictionMoment(const ElementContext& ctx, const Vec3& u, Vec3& W, double& ks) const;
+
     JointSide a_, b_;
+    Friction friction_;
+    double n_prev_{0.0};  ///< |lambda_{1..3}| of the last converged step
 };
 
 std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args);

@@ -164,6 +164,11 @@ std::unique_ptr<Element> ReadPrismatic(ElementReadArgs& args) {
     const SourceLocation b_at = in.Where();
     spec.b = ReadRotationSide(in);
     if (spec.a.node == spec.b.node) in.Fail(b_at, "a prismatic joint needs two different nodes");
+    if (in.IsKeyword("friction"))
+        in.Fail(in.Where(),
+                "prismatic: friction is not supported here: a prismatic joint constrains the "
+                "relative orientation only and has no normal force; put `friction, ...` on the "
+                "`in line` joint of the translational pair");
     spec.Rr_a = spec.a.R;
     spec.Rr_b = spec.b.R;
     for (bool& r : spec.rotation_active) r = true;

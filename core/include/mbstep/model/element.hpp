@@ -137,6 +137,18 @@ class Element {
     virtual void WriteReaction(std::ostream& /*os*/, const ElementContext& /*ctx*/) const {}
     virtual bool HasReactionOutput() const { return false; }
 
+    /// Called by the run loop (Run, simulation.cpp) with the converged state and multipliers:
+    /// at the start with the initial multipliers (cgr's initial derivatives, the second-order
+    /// methods' Start; that initial solve and this call then alternate until the multipliers
+    /// agree, so the initial accelerations see the state saved here), and after every
+    /// converged step, after its output was written. Elements that need the
+    /// previous step's reactions (joint friction: its normal force) save them here; Evaluate
+    /// then treats them as constants. State saved here is the only mutable state of an
+    /// element; runs that bypass Run see none of it (e.g. friction with a zero normal force).
+    virtual void AfterConvergence(const ElementContext& /*ctx*/) {}
+    /// True if AfterConvergence does anything (the run loop calls only these elements).
+    virtual bool NeedsConvergedState() const { return false; }
+
   protected:
     std::vector<int> nodes_;
 
