@@ -1,0 +1,473 @@
+// mbstep — the Livens energy-momentum scheme `eml` (see eml.hpp for the equations).
+#include "eml.hpp"
+
+#include <Eigen/Geometry>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "mbstep/model/model.hpp"
+
+namespace mbstep::eml {
+
+namespace {
+
+using Vec4 = Eigen::Vector4d;
+using Mat34 = Eigen::Matrix<double, 3, 4>;
+constexpr int kNode = 7;
+
+Mat3 Skew3(const Vec3& a) {
+    Mat3 s;
+    s << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+    return s;
+}
+// E(e) = [-e_v, e0 I + skew(e_v)], L(e) = [-e_v, e0 I - skew(e_v)] (the formulation's notation).
+Mat34 EMat(const Vec4& e) {
+    Mat34 m;
+    m.col(0) = -e.tail<3>();
+    m.rightCols<3>() = e[0] * Mat3::Identity() + Skew3(e.tail<3>());
+    return m;
+}
+Mat34 LMat(const Vec4& e) {
+    Mat34 m;
+    m.col(0) = -e.tail<3>();
+    m.rightCols<3>() = e[0] * Mat3::Identity() - Skew3(e.tail<3>());
+    return m;
+}
+// Exact map dtheta = G(e) de of R(e/|e|), spatial increments.
+Mat34 GMat(const Vec4& e) { return (2.0 / e.squaredNorm()) * EMat(e); }
+
+// Types whose Evaluate at zero twist is the negative gradient of PotentialEnergy.
+bool Conservative(const Element& e) {
+    return e.type() == "body" || e.type() == "rod" || e.type() == "deformable hinge";
+}
+
+// Gonzalez's discrete gradient (71) from the midpoint gradient g, values f0, f1, increment dz.
+// Below |dz| = 1e-6 the correction (O(|dz|^2) relative) is dominated by round-off of f1 - f0
+// and is skipped (its energy effect is O(|dz|^3)).
+void Gonzalez(double f0, double f1, const Eigen::VectorXd& dz, Eigen::VectorXd& g) {
+    const double d2 = dz.squaredNorm();
+    if (d2 < 1e-12) return;
+    g += ((f1 - f0 - g.dot(dz)) / d2) * dz;
+}
+
+}  // namespace
+
+int Eml::num_unknowns() const {
+    switch (variant_) {
+        case Variant::kFull:
+            return 3 * nq_ + nm_ + nn_;
+        case Variant::kReduced:
+            return nq_ + nm_ + nn_;
+        case Variant::kNullSpace:
+            return 6 * nn_ + nm_;
+    }
+    return 0;
+}
+
+void Eml::Attach(Formulation& f, const SolverSettings& s) {
+    if (f.name() != "euler parameters" || f.second_order() == nullptr)
+        throw RunError(
+            "eml: needs the `euler parameters` formulation (unit quaternions with the "
+            "singular 4 x 4 mass matrix), not '" +
+            f.name() + "'");
+    formulation_ = &f;
+    problem_ = f.second_order();
+    settings_ = s;
+    const Model& model = f.model();
+    nn_ = static_cast<int>(model.nodes().size());
+    nq_ = kNode * nn_;
+    for (const StructuralNode& n : model.nodes())
+        if (n.kind != NodeKind::kDynamic)
+            throw RunError("eml: structural node " + std::to_string(n.label) +
+                           " is static; static nodes are not implemented (their rows have no "
+                           "mass in the Livens equations)");
+    inertia_.assign(nn_, NodeInertia{});
+    elements_.clear();
+    nm_ = 0;
+    const auto& elems = model.elements();
+    for (size_t i = 0; i < elems.size(); ++i) {
+        const Element& e = *elems[i];
+        std::vector<NodeInertia> local(e.nodes().size());
+        e.AddInertia(local);
+        for (size_t k = 0; k < local.size(); ++k) inertia_[e.nodes()[k]] += local[k];
+        const std::string who =
+            e.statement() + " " + std::to_string(e.label()) + " (" + e.type() + ")";
+        if (e.NeedsConvergedState())
+            throw RunError("eml: " + who +
+                           " keeps state between steps (e.g. friction); not implemented");
+        ElementInfo info;
+        info.index = static_cast<int>(i);
+        info.m = e.num_multipliers();
+        if (info.m > 0) {
+            for (int j = 0; j < info.m; ++j)
+                if (e.row_level(j) != ConstraintLevel::kPosition)
+                    throw RunError("eml: " + who +
+                                   " has velocity-level constraint rows; only holonomic "
+                                   "constraints have discrete gradients");
+            info.mult_offset = nm_;
+            nm_ += info.m;
+        } else if (e.HasContribution()) {
+            info.conservative = Conservative(e);
+            info.load = !info.conservative;
+        } else {
+            continue;
+        }
+        elements_.push_back(info);
+    }
+    for (int i = 0; i < nn_; ++i)
+        if (inertia_[i].s.norm() > 1e-12 * std::max(1.0, inertia_[i].m))
+            throw RunError("eml: structural node " + std::to_string(model.nodes()[i].label) +
+                           " carries a body whose centre of mass is off the node; not "
+                           "implemented (put the node at the centre of mass)");
+    if (problem_->num_constraints() != nm_ + nn_)
+        throw RunError("eml: formulation multipliers do not match the model");
+}
+
+void Eml::States(const Eigen::VectorXd& q, const Eigen::VectorXd& v, std::vector<FrameState>& s) {
+    s.resize(nn_);
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        const Vec4 e = q.segment<4>(o + 3);
+        const double n2 = e.squaredNorm();
+        s[i].x = q.segment<3>(o);
+        s[i].R = EMat(e) * LMat(e).transpose() / n2;
+        s[i].v = v.segment<3>(o);
+        s[i].w = GMat(e) * v.segment<4>(o + 3);
+    }
+}
+
+double Eml::Potential(const std::vector<FrameState>& s, double t) const {
+    const Model& model = formulation_->model();
+    const Vec3 g = model.gravity() ? model.gravity()->At(t) : Vec3::Zero();
+    double V = 0.0;
+    for (const ElementInfo& info : elements_) {
+        if (!info.conservative) continue;
+        const Element& e = *model.elements()[info.index];
+        const FrameState* ptrs[ElementBlock::kMaxNodes];
+        for (size_t k = 0; k < e.nodes().size(); ++k) ptrs[k] = &s[e.nodes()[k]];
+        const ElementContext ctx{t, ptrs, nullptr, g};
+        V += e.PotentialEnergy(ctx);
+    }
+    return V;
+}
+
+void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
+                   const Eigen::VectorXd& lambda, Eigen::VectorXd& force, Eigen::VectorXd& dTv,
+                   Eigen::VectorXd& phi1) {
+    force.setZero(nq_);
+    dTv.setZero(nq_);
+    phi1.setZero(nm_);
+    // Kinetic energy: (87)-(88) for rotations, m v_mid for translations.
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        const Vec4 e0 = q_n_.segment<4>(o + 3), e1 = q1.segment<4>(o + 3);
+        const Vec4 w0 = v_n_.segment<4>(o + 3), w1 = v1.segment<4>(o + 3);
+        const Vec3 Om = LMat(e0) * w0 + LMat(e1) * w1;  // (Omega_n + Omega_n+1)/2
+        const Vec3 JOm = inertia_[i].J * Om;
+        dTv.segment<4>(o + 3) = 2.0 * LMat(0.5 * (e0 + e1)).transpose() * JOm;
+        force.segment<4>(o + 3) = -2.0 * LMat(0.5 * (w0 + w1)).transpose() * JOm;
+        dTv.segment<3>(o) = inertia_[i].m * 0.5 * (v_n_.segment<3>(o) + v1.segment<3>(o));
+    }
+    const Eigen::VectorXd qm = 0.5 * (q_n_ + q1), vm = 0.5 * (v_n_ + v1);
+    States(q1, v1, s1_);
+    States(qm, vm, sm_);
+    sm0_ = sm_;
+    for (FrameState& s : sm0_) s.v.setZero(), s.w.setZero();
+    const double tm = t_n_ + 0.5 * h_, t1 = t_n_ + h_;
+    const Model& model = formulation_->model();
+    const Vec3 gm = model.gravity() ? model.gravity()->At(tm) : Vec3::Zero();
+    ElementBlock b, b0;
+    Eigen::VectorXd dz, g;
+    for (const ElementInfo& info : elements_) {
+        const Element& e = *model.elements()[info.index];
+        const int k = static_cast<int>(e.nodes().size());
+        const FrameState *p1[ElementBlock::kMaxNodes], *pm[ElementBlock::kMaxNodes],
+            *pm0[ElementBlock::kMaxNodes], *p0[ElementBlock::kMaxNodes];
+        for (int c = 0; c < k; ++c) {
+            const int n = e.nodes()[c];
+            p1[c] = &s1_[n], pm[c] = &sm_[n], pm0[c] = &sm0_[n], p0[c] = &s0_[n];
+        }
+        // The element's coordinates: increments and the midpoint map P^T.
+        dz.resize(kNode * k);
+        for (int c = 0; c < k; ++c) {
+            const int o = kNode * e.nodes()[c];
+            dz.segment<kNode>(kNode * c) = q1.segment<kNode>(o) - q_n_.segment<kNode>(o);
+        }
+        auto map_force = [&](const ElementBlock::Vec& fe, Eigen::VectorXd& out) {
+            out.setZero(kNode * k);
+            for (int c = 0; c < k; ++c) {
+                const Vec4 em = qm.segment<4>(kNode * e.nodes()[c] + 3);
+                out.segment<3>(kNode * c) = fe.segment<3>(6 * c);
+                out.segment<4>(kNode * c + 3) = GMat(em).transpose() * fe.segment<3>(6 * c + 3);
+            }
+        };
+        auto scatter = [&](const Eigen::VectorXd& loc, double sign) {
+            for (int c = 0; c < k; ++c)
+                force.segment<kNode>(kNode * e.nodes()[c]) += sign * loc.segment<kNode>(kNode * c);
+        };
+        if (info.load) {
+            b.Reset(k, 0, false);
+            e.Evaluate(ElementContext{tm, pm, nullptr, gm}, b);
+            map_force(b.f, g);
+            scatter(g, 1.0);
+        } else if (info.conservative) {
+            b0.Reset(k, 0, false);
+            e.Evaluate(ElementContext{tm, pm0, nullptr, gm}, b0);  // elastic part
+            b.Reset(k, 0, false);
+            e.Evaluate(ElementContext{tm, pm, nullptr, gm}, b);
+            ElementBlock::Vec fd = b.f - b0.f;  // damping part
+            map_force(fd, g);
+            scatter(g, 1.0);
+            map_force(b0.f, g);
+            g = -g;  // midpoint gradient of V
+            const double V0 = e.PotentialEnergy(ElementContext{tm, p0, nullptr, gm});
+            const double V1 = e.PotentialEnergy(ElementContext{tm, p1, nullptr, gm});
+            Gonzalez(V0, V1, dz, g);
+            scatter(g, -1.0);
+        } else {
+            static thread_local std::vector<double> zero;
+            zero.assign(info.m, 0.0);
+            b.Reset(k, info.m, true);
+            e.Evaluate(ElementContext{tm, pm, zero.data(), gm}, b);
+            b0.Reset(k, info.m, false);
+            e.Evaluate(ElementContext{t1, p1, zero.data(), gm}, b0);
+            for (int j = 0; j < info.m; ++j) {
+                g.setZero(kNode * k);
+                for (int c = 0; c < k; ++c) {
+                    const Vec4 em = qm.segment<4>(kNode * e.nodes()[c] + 3);
+                    g.segment<3>(kNode * c) = b.phi_q.block<1, 3>(j, 6 * c).transpose();
+                    g.segment<4>(kNode * c + 3) =
+                        GMat(em).transpose() * b.phi_q.block<1, 3>(j, 6 * c + 3).transpose();
+                }
+                const double f0 = phi_n_[info.mult_offset + j], f1 = b0.phi[j];
+                Gonzalez(f0, f1, dz, g);
+                scatter(g, -lambda[info.mult_offset + j]);
+                phi1[info.mult_offset + j] = f1;
+            }
+        }
+    }
+}
+
+void Eml::Unpack(const Eigen::VectorXd& u, Eigen::VectorXd& q1, Eigen::VectorXd& v1,
+                 Eigen::VectorXd& p1, Eigen::VectorXd& lambda) const {
+    lambda.setZero(nm_ + nn_);
+    switch (variant_) {
+        case Variant::kFull:
+            q1 = u.segment(0, nq_);
+            v1 = u.segment(nq_, nq_);
+            p1 = u.segment(2 * nq_, nq_);
+            lambda = u.tail(nm_ + nn_);
+            return;
+        case Variant::kReduced:
+            q1 = u.head(nq_);
+            lambda = u.tail(nm_ + nn_);
+            break;
+        case Variant::kNullSpace:
+            q1.resize(nq_);
+            for (int i = 0; i < nn_; ++i) {
+                const int o = kNode * i;
+                q1.segment<3>(o) = q_n_.segment<3>(o) + u.segment<3>(6 * i);
+                const Vec3 th = u.segment<3>(6 * i + 3);
+                const double a = th.norm();
+                const Eigen::Quaterniond dq = a > 0.0
+                                                  ? Eigen::Quaterniond(Eigen::AngleAxisd(a, th / a))
+                                                  : Eigen::Quaterniond::Identity();
+                const Vec4 e0 = q_n_.segment<4>(o + 3);
+                const Eigen::Quaterniond e1 = dq * Eigen::Quaterniond(e0[0], e0[1], e0[2], e0[3]);
+                q1.segment<4>(o + 3) << e1.w(), e1.x(), e1.y(), e1.z();  // (105)
+            }
+            lambda.head(nm_) = u.tail(nm_);
+            break;
+    }
+    v1 = (2.0 / h_) * (q1 - q_n_) - v_n_;  // (101)
+    p1.resize(0);                          // (102) needs dT_v: set in Residual
+}
+
+void Eml::Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r) {
+    Eigen::VectorXd q1, v1, p1, lambda, force, dTv, phi1;
+    Unpack(u, q1, v1, p1, lambda);
+    Discrete(q1, v1, lambda, force, dTv, phi1);
+    if (variant_ != Variant::kFull) p1 = 2.0 * dTv - p_n_;  // (102)
+    // (b) in momentum units; the unit-length reaction lambda_e e_mid (93).
+    Eigen::VectorXd rb = p1 - p_n_ - h_ * force;
+    if (variant_ != Variant::kNullSpace)
+        for (int i = 0; i < nn_; ++i) {
+            const int o = kNode * i;
+            rb.segment<4>(o + 3) +=
+                h_ * lambda[nm_ + i] * 0.5 * (q_n_.segment<4>(o + 3) + q1.segment<4>(o + 3));
+        }
+    r.resize(num_unknowns());
+    int row = 0;
+    if (variant_ == Variant::kFull) {
+        r.segment(row, nq_) = q1 - q_n_ - 0.5 * h_ * (v_n_ + v1);  // (a)
+        row += nq_;
+    }
+    if (variant_ == Variant::kNullSpace) {
+        for (int i = 0; i < nn_; ++i) {
+            const int o = kNode * i;
+            const Vec4 em = 0.5 * (q_n_.segment<4>(o + 3) + q1.segment<4>(o + 3));
+            r.segment<3>(row) = rb.segment<3>(o);
+            r.segment<3>(row + 3) = LMat(em) * rb.segment<4>(o + 3);  // (104)
+            row += 6;
+        }
+    } else {
+        r.segment(row, nq_) = rb;
+        row += nq_;
+    }
+    if (variant_ == Variant::kFull) {
+        r.segment(row, nq_) = 0.5 * (p_n_ + p1) - dTv;  // (c)
+        row += nq_;
+    }
+    r.segment(row, nm_) = phi1;  // (d)
+    row += nm_;
+    if (variant_ != Variant::kNullSpace)
+        for (int i = 0; i < nn_; ++i)
+            r[row++] = 0.5 * (q1.segment<4>(kNode * i + 3).squaredNorm() - 1.0);
+}
+
+void Eml::Start(double t0, double /*h*/) {
+    problem_->SetTime(t0);
+    Eigen::VectorXd a;
+    q_n_ = problem_->q();
+    problem_->InitialConditions(v_n_, a, lambda_n_);
+    // Consistent initial momenta p = M(q) v (paper: p0 = M(q0) v0, singular 4 L^T J L).
+    p_n_.setZero(nq_);
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        const Mat34 L = LMat(q_n_.segment<4>(o + 3));
+        p_n_.segment<3>(o) = inertia_[i].m * v_n_.segment<3>(o);
+        p_n_.segment<4>(o + 3) = 4.0 * L.transpose() * inertia_[i].J * L * v_n_.segment<4>(o + 3);
+    }
+    t_n_ = t0;
+    States(q_n_, v_n_, s0_);
+    phi_n_.setZero(nm_);
+    const Model& model = formulation_->model();
+    ElementBlock b;
+    for (const ElementInfo& info : elements_) {
+        if (info.m == 0) continue;
+        const Element& e = *model.elements()[info.index];
+        const FrameState* ptrs[ElementBlock::kMaxNodes];
+        for (size_t k = 0; k < e.nodes().size(); ++k) ptrs[k] = &s0_[e.nodes()[k]];
+        std::vector<double> zero(info.m, 0.0);
+        b.Reset(static_cast<int>(e.nodes().size()), info.m, false);
+        e.Evaluate(ElementContext{t0, ptrs, zero.data(), Vec3::Zero()}, b);
+        for (int j = 0; j < info.m; ++j) phi_n_[info.mult_offset + j] = b.phi[j];
+    }
+    problem_->AfterConvergence(v_n_, lambda_n_);
+}
+
+StepStats Eml::Advance(double t, double h) {
+    StepStats st;
+    t_n_ = t;
+    h_ = h;
+    States(q_n_, v_n_, s0_);
+    // Prediction: explicit Euler for q, v = v_n, p = p_n, multipliers of the last step.
+    Eigen::VectorXd u(num_unknowns());
+    switch (variant_) {
+        case Variant::kFull:
+            u << q_n_ + h * v_n_, v_n_, p_n_, lambda_n_;
+            break;
+        case Variant::kReduced:
+            u << q_n_ + h * v_n_, lambda_n_;
+            break;
+        case Variant::kNullSpace:
+            for (int i = 0; i < nn_; ++i) {
+                u.segment<3>(6 * i) = h * v_n_.segment<3>(kNode * i);
+                u.segment<3>(6 * i + 3) = h * s0_[i].w;
+            }
+            u.tail(nm_) = lambda_n_.head(nm_);
+            break;
+    }
+    const int n = static_cast<int>(u.size());
+    Eigen::VectorXd r, rp, du;
+    jac_.resize(n, n);
+    const double tol = settings_.residual_tolerance;
+    for (int it = 0; it <= settings_.max_iterations; ++it) {
+        Residual(u, r);
+        st.residual = r.lpNorm<Eigen::Infinity>();
+        if (!std::isfinite(st.residual)) break;
+        if (st.residual <= tol ||
+            (it > 0 && st.solution <= 1e-13 * (1.0 + u.lpNorm<Eigen::Infinity>()))) {
+            st.converged = true;
+            break;
+        }
+        if (it == settings_.max_iterations) break;
+        // Forward-difference Jacobian (dense).
+        for (int j = 0; j < n; ++j) {
+            const double d = 1e-7 * std::max(1.0, std::abs(u[j]));
+            const double keep = u[j];
+            u[j] += d;
+            Residual(u, rp);
+            u[j] = keep;
+            jac_.col(j) = (rp - r) / d;
+        }
+        ++st.factorizations;
+        du = jac_.partialPivLu().solve(-r);
+        u += du;
+        st.solution = du.lpNorm<Eigen::Infinity>();
+        ++st.iterations;
+    }
+    if (!st.converged) {
+        std::ostringstream os;
+        os << "eml: Newton did not converge at t = " << t + h << " (h = " << h << "), residual "
+           << st.residual << " > tolerance " << tol;
+        st.failure = os.str();
+        return st;
+    }
+    Eigen::VectorXd q1, v1, p1, lambda, force, dTv, phi1;
+    Unpack(u, q1, v1, p1, lambda);
+    if (variant_ != Variant::kFull) {
+        Discrete(q1, v1, lambda, force, dTv, phi1);
+        p1 = 2.0 * dTv - p_n_;
+    } else {
+        Discrete(q1, v1, lambda, force, dTv, phi1);
+    }
+    q_n_ = q1;
+    v_n_ = v1;
+    p_n_ = p1;
+    lambda_n_ = lambda;
+    phi_n_ = phi1;
+    problem_->SetTime(t + h);
+    problem_->set_q(q_n_);
+    problem_->AfterConvergence(v_n_, lambda_n_);
+    return st;
+}
+
+double Eml::GeneralizedEnergy() const {
+    double E = p_n_.dot(v_n_);
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        const Vec3 Om = 2.0 * LMat(q_n_.segment<4>(o + 3)) * v_n_.segment<4>(o + 3);
+        E -= 0.5 * Om.dot(inertia_[i].J * Om) +
+             0.5 * inertia_[i].m * v_n_.segment<3>(o).squaredNorm();
+    }
+    std::vector<FrameState> s;
+    const_cast<Eml*>(this)->States(q_n_, v_n_, s);
+    return E + Potential(s, formulation_->time());
+}
+
+Vec3 Eml::MomentumMap() const {
+    Vec3 L = Vec3::Zero();
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        L += Vec3(q_n_.segment<3>(o)).cross(Vec3(p_n_.segment<3>(o))) +
+             0.5 * EMat(q_n_.segment<4>(o + 3)) * p_n_.segment<4>(o + 3);
+    }
+    return L;
+}
+
+Vec3 Eml::AngularMomentum() const {
+    Vec3 L = Vec3::Zero();
+    for (int i = 0; i < nn_; ++i) {
+        const int o = kNode * i;
+        const Vec4 e = q_n_.segment<4>(o + 3);
+        const Vec3 Om = 2.0 * LMat(e) * v_n_.segment<4>(o + 3);
+        L += inertia_[i].m * Vec3(q_n_.segment<3>(o)).cross(Vec3(v_n_.segment<3>(o))) +
+             EMat(e) * LMat(e).transpose() * (inertia_[i].J * Om);
+    }
+    return L;
+}
+
+}  // namespace mbstep::eml
