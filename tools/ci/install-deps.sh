@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config libeigen3-dev libtbb-dev libboost-graph-dev
           libboost-program-options-dev doctest-dev libsuitesparse-dev python3 python3-matplotlib
-          clang-format git)
+          clang-format git libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,8 @@
 //              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] [--quiet]
 //   mbstep plugins [--markdown]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
+//   mbstep study convergence|work-precision DECK --methods METHOD... --steps H... [...]
+//              (study.hpp)
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "study.hpp"
 
 namespace po = boost::program_options;
 using namespace mbstep;
@@ -29,7 +32,13 @@ const char* kUsage =
     "[--quiet]\n"
     "       mbstep plugins [--markdown]\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
-    "[--output PREFIX]\n";
+    "[--output PREFIX]\n"
+    "       mbstep study convergence|work-precision DECK --methods METHOD... "
+    "(--steps H... | --steps-range H0 FACTOR N)\n"
+    "                  [--formulation NAME] [--final-time T] [--tolerance TOL] "
+    "[--reference METHOD:H | --reference-file FILE]\n"
+    "                  [--error position|velocity|both] [--output|-o PREFIX] [--threads N] "
+    "[--no-plot]\n";
 
 // ---------------------------------------------------------------------------------------------
 // `plugins --markdown`: the methods table of docs/methods.md, generated from the registry.
@@ -389,6 +398,7 @@ int main(int argc, char** argv) {
         if (cmd == "run") return RunCommand(args);
         if (cmd == "plugins") return Plugins(args);
         if (cmd == "analyze") return Analyze(args);
+        if (cmd == "study") return StudyCommand(args, argv[0]);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             std::cout << kUsage;
             return 0;
