@@ -454,11 +454,13 @@ std::string FindPython() {
 // ---------------------------------------------------------------------------------------------
 // MPI (optional): initialised only when started by a launcher (mpirun / srun set these).
 
+#ifdef MBSTEP_WITH_MPI
 bool UnderMpiLauncher() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
         if (std::getenv(v)) return true;
     return false;
 }
+#endif
 
 struct Ranks {
     int rank{0};
