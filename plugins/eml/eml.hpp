@@ -82,6 +82,11 @@ class Eml final : public Integrator {
         int mult_offset{0};
         bool conservative{false};
         bool load{false};
+        /// Bit j: invariant under the translation along global axis j, detected at q_n and at a
+        /// perturbed configuration (Symmetries).
+        unsigned symmetry{0};
+        /// Constraint rows depend on time (prescribed motion): plain Gonzalez (71).
+        bool rheonomic{false};
     };
     // Residual of the variant at unknowns u; also returns q1, v1, p1, lambda.
     void Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r);
@@ -93,6 +98,11 @@ class Eml final : public Integrator {
                   Eigen::VectorXd& phi1);
     void States(const Eigen::VectorXd& q, const Eigen::VectorXd& v, std::vector<FrameState>& s);
     double Potential(const std::vector<FrameState>& s, double t) const;
+    // Sets ElementInfo::symmetry from the gradients at the converged point q_n: rigid motion j
+    // is kept while grad f . b_j = 0 (relative 1e-8) for every row, at the start and at every
+    // step since (a true symmetry never fails; a coincidental one is dropped once it fails).
+    void Symmetries();
+    unsigned SymmetryMask(const ElementInfo& info, const Eigen::VectorXd& q);
 
     Variant variant_;
     Formulation* formulation_{nullptr};
@@ -106,7 +116,7 @@ class Eml final : public Integrator {
     Eigen::VectorXd q_n_, v_n_, p_n_, lambda_n_;
     Eigen::VectorXd phi_n_;  // element constraint values at q_n
     std::vector<FrameState> s0_, s1_, sm_, sm0_;
-    Eigen::VectorXd u_;
+    bool started_{false};
     Eigen::MatrixXd jac_;
 };
 
