@@ -25,6 +25,9 @@
 //     coordinates (phi at q_n, t_n and q_n+1, t_n+1; gradient phi_q P at q_mid). Joint
 //     constraints are functions of R(e/|e|), not quadratic in e, so the midpoint form is used
 //     only for the quadratic unit-length constraint (93).
+//   Potentials and constraint rows invariant under global translations take (71) in the
+//   quotient by them (linear momentum exact); rotations cannot be treated so, and the angular
+//   momentum of models with joints changes by O(h^3) per step (DESIGN.md, `eml`).
 // Variants (same solution, different unknowns):
 //   full       (q, v, p, lambda): 21 unknowns per node + multipliers
 //   reduced    (q, lambda): v_n+1 = 2 (q_n+1 - q_n)/h - v_n (101), p_n+1 = 2 dT_v - p_n (102)
@@ -64,8 +67,8 @@ class Eml final : public Integrator {
     Variant variant() const { return variant_; }
     /// Discrete generalized energy (74): p.v - v.M(q) v/2 + V(q) at the last converged point.
     double GeneralizedEnergy() const;
-    /// Spatial angular momentum about the origin: sum x x p_x + (1/2) E(e) p_e... evaluated as
-    /// x x p_x + R J Omega with Omega from (q, v) (equal to E(e) p_e/2 when p = M v).
+    /// Angular momentum about the origin from (q, v): sum m x x v + R J Omega (equals
+    /// MomentumMap() only where p = M(q) v).
     Vec3 AngularMomentum() const;
     /// Angular momentum from the momenta p (the discrete momentum map (65)):
     /// sum x x p_x + E(e) p_e / 2.

@@ -263,3 +263,29 @@ TEST_CASE("eml: closed-loop four bars, invariants after the load; variants agree
     CHECK(seconds[1] < seconds[0]);
     CHECK(seconds[2] < seconds[0]);
 }
+
+TEST_CASE("eml: deck arguments, runs through the registry, refusals") {
+    const Registry& reg = GlobalRegistry();
+    for (const char* text : {"eml", "eml, full", "eml, reduced", "eml, null space"}) {
+        std::string name;
+        auto m = MakeIntegrator(text, reg, &name);
+        REQUIRE(m);
+        CHECK(m->name() == "eml");
+    }
+    CHECK_THROWS(MakeIntegrator("eml, half", reg, nullptr));
+    // The plugin, loaded by name, on the deck's default formulation (euler parameters).
+    const test::RunResult r =
+        test::RunDeck(Src("examples/free-rigid-body/deck.mbd"), "eml, null space", 0.05, 0.5);
+    CHECK(r.summary.completed);
+    CHECK(r.summary.steps == 10);
+    // Another formulation is refused with the reason.
+    Deck deck = ReadDeck(Src("examples/free-rigid-body/deck.mbd"), reg);
+    auto f = reg.FindFormulation("lie group")->make(deck.model);
+    eml::Eml m(eml::Variant::kFull);
+    try {
+        m.Attach(*f, deck.settings.solver);
+        FAIL("lie group accepted");
+    } catch (const RunError& e) {
+        CHECK(std::string(e.what()).find("euler parameters") != std::string::npos);
+    }
+}
