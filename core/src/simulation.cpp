@@ -75,7 +75,7 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
        << "formulation: " << f.name() << "\n"
        << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"
        << "unknowns: "
-       << (f.first_order() ? f.first_order()->num_dofs()
+       << (f.first_order() ? static_cast<int>(f.first_order()->pattern().rows())
            : f.second_order()
                ? f.second_order()->num_velocities() + f.second_order()->num_constraints()
                : 0)

@@ -1,7 +1,9 @@
-// The cgr formulation's iteration matrix J = dr/dy' + c dr/dy against central differences of
-// its residual, at a state with non-zero rotation parameters and references (so that every
-// term of the CGR maps G(g), Omega(g, g') is exercised), with inertia, springs, dampers and
-// position- and velocity-level constraints.
+// The iteration matrix J = dr/dy' + c dr/dy of every first-order formulation in the registry
+// (cgr, mbdyn cgr, cgr velocity) against central differences of its residual, at a state with
+// non-zero rotation parameters and references (so that every term of the CGR maps G(g),
+// Omega(g, g') is exercised), with inertia, springs, dampers and position- and velocity-level
+// constraints. Columns are Newton unknowns (FirstOrderProblem::unknown_dof: `cgr velocity`
+// eliminates the momenta, which follow from the unknowns with y - c y' kept).
 #include <doctest/doctest.h>
 
 #include <random>
@@ -69,55 +71,65 @@ Model MakeModel(std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("cgr iteration matrix matches finite differences of the residual") {
+TEST_CASE("first-order iteration matrices match finite differences of the residual") {
     const Registry& reg = GlobalRegistry();
-    const FormulationDescriptor* d = reg.FindFormulation("cgr");
-    REQUIRE(d != nullptr);
-    std::mt19937 rng(7);
-    const Model model = MakeModel(rng);
-    auto f = d->make(model);
-    FirstOrderProblem& p = *f->first_order();
-    const int n = p.num_dofs();
-    CHECK(n == 12 + 12 + 6 + 3 + 1);
+    int tested = 0;
+    for (const FormulationDescriptor& d : reg.formulations()) {
+        if (d.provides != ProblemInterface::kFirstOrderDae) continue;
+        INFO("formulation ", d.name);
+        ++tested;
+        std::mt19937 rng(7);
+        const Model model = MakeModel(rng);
+        auto f = d.make(model);
+        FirstOrderProblem& p = *f->first_order();
+        const int n = p.num_dofs();
+        const int nu = static_cast<int>(p.pattern().rows());
+        CHECK(n == 12 + 12 + 6 + 3 + 1);
+        // Newton unknowns: all state dofs, or 6 per node + multipliers without the momenta.
+        CHECK(nu == (d.name == "cgr velocity" ? 6 + 6 + 6 + 3 + 1 : n));
 
-    for (int trial = 0; trial < 3; ++trial) {
-        // Random references (through AfterPredict) and random increments on top of them.
-        p.SetTime(0.37 + trial);
-        p.y() += Eigen::VectorXd::Random(n) * 0.3;
-        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
-        p.AfterPredict();
-        p.y() += Eigen::VectorXd::Random(n) * 0.3;
-        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
+        for (int trial = 0; trial < 3; ++trial) {
+            // Random references (through AfterPredict) and random increments on top of them.
+            p.SetTime(0.37 + trial);
+            p.y() += Eigen::VectorXd::Random(n) * 0.3;
+            p.yp() += Eigen::VectorXd::Random(n) * 0.5;
+            p.AfterPredict();
+            p.y() += Eigen::VectorXd::Random(n) * 0.3;
+            p.yp() += Eigen::VectorXd::Random(n) * 0.5;
 
-        const double c = 0.013 * (trial + 1);
-        Eigen::SparseMatrix<double> J = p.pattern();
-        p.Jacobian(c, J);
-        const Eigen::MatrixXd Jd(J);
-        const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
-        const auto& kinds = p.dof_kinds();
-        Eigen::VectorXd rp, rm;
-        // Step 1e-6: central-difference truncation ~1e-12 and the test elements' own FD
-        // derivatives (~1e-8 relative) dominate; tolerance 1e-6 relative to the column norm.
-        const double e = 1e-6;
-        for (int k = 0; k < n; ++k) {
-            for (int sgn : {1, -1}) {
-                p.y() = y0;
-                p.yp() = yp0;
-                if (kinds[k] == DofKind::kDifferential) {
-                    p.yp()[k] += sgn * e;
-                    p.y()[k] += sgn * c * e;
-                } else {
-                    p.y()[k] += sgn * e;
+            const double c = 0.013 * (trial + 1);
+            Eigen::SparseMatrix<double> J = p.pattern();
+            p.Jacobian(c, J);
+            const Eigen::MatrixXd Jd(J);
+            const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
+            const auto& kinds = p.dof_kinds();
+            Eigen::VectorXd rp, rm;
+            // Step 1e-6: central-difference truncation ~1e-12 and the test elements' own FD
+            // derivatives (~1e-8 relative) dominate; tolerance 1e-6 relative to the column norm.
+            const double e = 1e-6;
+            for (int k = 0; k < nu; ++k) {
+                const int i = p.unknown_dof(k);
+                for (int sgn : {1, -1}) {
+                    p.y() = y0;
+                    p.yp() = yp0;
+                    if (kinds[i] == DofKind::kDifferential) {
+                        p.yp()[i] += sgn * e;
+                        p.y()[i] += sgn * c * e;
+                    } else {
+                        p.y()[i] += sgn * e;
+                    }
+                    p.Residual(c, sgn > 0 ? rp : rm);
                 }
-                p.Residual(c, sgn > 0 ? rp : rm);
+                REQUIRE(rp.size() == nu);
+                const Eigen::VectorXd fd = (rp - rm) / (2 * e);
+                INFO("column ", k, " (", p.DescribeEquation(k), ")");
+                CHECK((fd - Jd.col(k)).norm() <= 1e-6 * (1.0 + fd.norm()));
             }
-            const Eigen::VectorXd fd = (rp - rm) / (2 * e);
-            INFO("column ", k, " (", p.DescribeEquation(k), ")");
-            CHECK((fd - Jd.col(k)).norm() <= 1e-6 * (1.0 + fd.norm()));
+            p.y() = y0;
+            p.yp() = yp0;
         }
-        p.y() = y0;
-        p.yp() = yp0;
     }
+    CHECK(tested >= 3);
 }
 
 TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0") {

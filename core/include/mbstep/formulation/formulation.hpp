@@ -91,9 +91,16 @@ class FirstOrderProblem {
     virtual void Residual(double c, Eigen::VectorXd& r) = 0;
     /// J = dr/dy' + c dr/dy into a matrix with the fixed pattern of pattern().
     virtual void Jacobian(double c, Eigen::SparseMatrix<double>& J) = 0;
-    /// The fixed sparsity pattern (values zero).
+    /// The fixed sparsity pattern (values zero). Its size is the number of Newton unknowns,
+    /// which may be smaller than num_dofs(): a formulation may carry state dofs in y, y' (kept
+    /// in the integrator's history and predicted like any differential dof) that it computes
+    /// from the Newton unknowns instead of solving for them (`cgr velocity`: the momenta).
     virtual const Eigen::SparseMatrix<double>& pattern() const = 0;
-    /// Differential dofs: y' += delta, y += c delta; algebraic: y += delta.
+    /// Index in y, y' of Newton unknown k (k < pattern().rows(); identity unless dofs are
+    /// eliminated, see pattern()). Residual rows and Update's delta are in Newton numbering.
+    virtual int unknown_dof(int k) const { return k; }
+    /// Differential dofs: y' += delta, y += c delta; algebraic: y += delta (Newton numbering;
+    /// eliminated dofs follow from the unknowns, keeping y - c y' of the prediction).
     virtual void Update(const Eigen::VectorXd& delta, double c) = 0;
     /// The converged point becomes the last solved point (rotation history ring advances).
     virtual void AfterConvergence() = 0;

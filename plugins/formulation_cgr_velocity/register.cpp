@@ -1,0 +1,18 @@
+// mbstep — plugin entry point of the `cgr velocity` formulation.
+#include "cgr_velocity_formulation.hpp"
+#include "mbstep/plugin/registry.hpp"
+
+MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
+    if (abi != mbstep::kPluginAbi) return 1;
+    mbstep::FormulationDescriptor d;
+    d.name = "cgr velocity";
+    d.description =
+        "cgr's momentum-form DAE with the momenta eliminated: Newton on (x', g') and the "
+        "multipliers, 6 unknowns per node";
+    d.provides = mbstep::ProblemInterface::kFirstOrderDae;
+    d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        return std::make_unique<mbstep::cgr::CgrVelocityFormulation>(m);
+    };
+    r.Add(std::move(d));
+    return 0;
+}
