@@ -62,17 +62,20 @@ CgrVelocityFormulation::CgrVelocityFormulation(const Model& model) : cgr_(model)
             d.reduced_slots[j] = PatternSlot(pattern_, d.reduced_offset, d.reduced_offset + j);
     }
     full_r_.setZero(n);
-    full_delta_.setZero(n);
 }
 
-void CgrVelocityFormulation::Sync() const {
+bool CgrVelocityFormulation::Sync() const {
+    if (y_ == cgr_.y() && yp_ == cgr_.yp()) return false;
     cgr_.y() = y_;
     cgr_.yp() = yp_;
     cgr_.Update(zero_, 0.0);  // no change; marks the evaluator's node states stale
+    return true;
 }
 
 void CgrVelocityFormulation::EliminateMomenta(double c) {
-    Sync();
+    last_c_ = c;
+    if (!Sync() && c == eliminated_c_) return;
+    eliminated_c_ = c;
     const std::vector<FrameState>& states = cgr_.node_states();
     for (const DynamicNode& d : dynamic_) {
         const FrameState& s = states[d.node];
@@ -142,16 +145,17 @@ void CgrVelocityFormulation::Update(const Eigen::VectorXd& delta, double c) {
             y_[i] += delta[k];
         }
     }
-    EliminateMomenta(c);
+    last_c_ = c;  // the momenta follow at the next Residual (Newton ends with one)
 }
 
 void CgrVelocityFormulation::AfterConvergence() {
-    Sync();
+    EliminateMomenta(last_c_);
     cgr_.AfterConvergence();
 }
 
 int CgrVelocityFormulation::SolveInitialDerivatives(const SolverSettings& s, double h) {
     Sync();
+    eliminated_c_ = 0.0;
     const int it = cgr_.SolveInitialDerivatives(s, h);
     y_ = cgr_.y();
     yp_ = cgr_.yp();

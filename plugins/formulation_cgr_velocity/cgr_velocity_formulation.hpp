@@ -52,17 +52,27 @@ class CgrVelocityFormulation final : public Formulation, public FirstOrderProble
     void SetTime(double t) override { cgr_.SetTime(t); }
     void BeforePredict(std::vector<Eigen::VectorXd>& y_history,
                        std::vector<Eigen::VectorXd>& yp_history, int chart = 0) override {
+        eliminated_c_ = 0.0;
         cgr_.BeforePredict(y_history, yp_history, chart);
     }
-    void AfterPredict() override { cgr_.AfterPredict(); }
+    void AfterPredict() override {
+        eliminated_c_ = 0.0;
+        cgr_.AfterPredict();
+    }
     void Residual(double c, Eigen::VectorXd& r) override;
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
     const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
     int unknown_dof(int k) const override { return unknowns_[k]; }
     void Update(const Eigen::VectorXd& delta, double c) override;
     void AfterConvergence() override;
-    void RestoreLastSolved() override { cgr_.RestoreLastSolved(); }
-    void DiscardSolved(int count) override { cgr_.DiscardSolved(count); }
+    void RestoreLastSolved() override {
+        eliminated_c_ = 0.0;
+        cgr_.RestoreLastSolved();
+    }
+    void DiscardSolved(int count) override {
+        eliminated_c_ = 0.0;
+        cgr_.DiscardSolved(count);
+    }
     std::string DescribeEquation(int row) const override {
         return cgr_.DescribeEquation(unknowns_[row]);
     }
@@ -78,10 +88,12 @@ class CgrVelocityFormulation final : public Formulation, public FirstOrderProble
         int reduced_slots[6]{};
     };
 
-    /// Copies y, y' into the cgr evaluator (its node states are recomputed on next use).
-    void Sync() const;
+    /// Copies y, y' into the cgr evaluator unless it holds them already (its node states are
+    /// then recomputed on next use); true if it copied.
+    bool Sync() const;
     /// Sets the momenta from the unknowns and their derivatives from the integration formula
-    /// (y - c y' unchanged), here and in the evaluator.
+    /// (y - c y' unchanged), here and in the evaluator. Skipped when nothing changed since the
+    /// last elimination with the same c (Jacobian after Residual at the same point).
     void EliminateMomenta(double c);
 
     mutable CgrFormulation cgr_;
@@ -90,7 +102,9 @@ class CgrVelocityFormulation final : public Formulation, public FirstOrderProble
     Eigen::SparseMatrix<double> pattern_;
     Eigen::SparseMatrix<double> full_;  // cgr's iteration matrix
     std::vector<int> value_map_;        // reduced value index -> full value index
-    Eigen::VectorXd full_r_, full_delta_, zero_;
+    Eigen::VectorXd full_r_, zero_;
+    double eliminated_c_{0.0};  // c of the last elimination; 0 after a chart or state reset
+    double last_c_{0.0};        // c of the current solve
 };
 
 }  // namespace mbstep::cgr
