@@ -108,7 +108,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         y_.segment<3>(nd.offset) = s0.x;
         yp_.segment<3>(nd.offset) = s0.v;
         yp_.segment<3>(nd.offset + 3) = s0.w;
-        past_[i].push_back({s0.R, s0.w});
+        past_[i].push_front({s0.R, s0.w});
     }
     t_ = 0.0;
     BuildPattern();
@@ -216,8 +216,9 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
             for (int e : color) f(e, scratch_.local());
         return;
     }
-    tbb::task_arena arena(threads_);
-    arena.execute([&] {
+    // One arena for the formulation's life (creating one per call allocates).
+    if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+    arena_->execute([&] {
         for (const auto& color : colors_)
             tbb::parallel_for(tbb::blocked_range<size_t>(0, color.size()),
                               [&](const tbb::blocked_range<size_t>& range) {
@@ -303,6 +304,16 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                 const NodeData& nb = nodes_[en[bb]];
                 const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
                 const auto C = b.C.block<6, 6>(6 * a, 6 * bb);
+                // An all-zero block (most of them: e.g. a hinge couples its nodes only through
+                // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
+                const bool k_zero = K.isZero(0.0), c_zero = C.isZero(0.0);
+                if (k_zero && c_zero) continue;
+                if (c_zero) {
+                    blk.leftCols<3>() = -(c * K.leftCols<3>());
+                    blk.rightCols<3>() = -(c * (K.rightCols<3>() * nb.G));
+                    AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
+                    continue;
+                }
                 blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
                 blk.rightCols<3>() = -(C.rightCols<3>() * nb.G +
                                        c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
@@ -395,9 +406,7 @@ void CgrFormulation::AfterPredict() {
 void CgrFormulation::AfterConvergence() {
     ComputeStates();
     for (size_t i = 0; i < nodes_.size(); ++i) {
-        auto& past = past_[i];
-        past.insert(past.begin(), PastPoint{states_[i].R, states_[i].w});
-        if (past.size() > kMaxPast) past.pop_back();
+        past_[i].push_front(PastPoint{states_[i].R, states_[i].w});
     }
 }
 

@@ -34,9 +34,12 @@
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "mbstep/formulation/formulation.hpp"
@@ -73,8 +76,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void AfterConvergence() override;
     void RestoreLastSolved() override;
     void DiscardSolved(int count) override {
-        for (auto& past : past_)
-            past.erase(past.begin(), past.begin() + std::min<int>(count, int(past.size()) - 1));
+        for (auto& past : past_) past.drop_front(std::min<int>(count, int(past.size()) - 1));
         RestoreLastSolved();
     }
     std::string DescribeEquation(int row) const override;
@@ -104,6 +106,27 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         Mat3 R;
         Vec3 w;
     };
+    /// The last kCapacity solved points of a node, most recent first ([0]), in a fixed ring:
+    /// pushing a point moves nothing and never allocates.
+    class PastRing {
+      public:
+        static constexpr int kCapacity = 8;
+        const PastPoint& operator[](size_t j) const { return p_[(head_ + j) % kCapacity]; }
+        size_t size() const { return static_cast<size_t>(size_); }
+        void push_front(const PastPoint& q) {
+            head_ = (head_ + kCapacity - 1) % kCapacity;
+            p_[head_] = q;
+            size_ = std::min(size_ + 1, kCapacity);
+        }
+        void drop_front(int count) {
+            head_ = (head_ + count) % kCapacity;
+            size_ -= count;
+        }
+
+      private:
+        std::array<PastPoint, kCapacity> p_{};
+        int head_{0}, size_{0};
+    };
 
     void BuildPattern();
     void ComputeStates() const;
@@ -127,9 +150,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     mutable bool states_dirty_{true};
     Eigen::SparseMatrix<double> pattern_;
     std::vector<int> node_slots_;  // dynamic node own 12x12 block: 12 column starts each
-    std::vector<std::vector<PastPoint>> past_;  // per node, most recent first
-    static constexpr int kMaxPast = 8;
+    std::vector<PastRing> past_;   // per node, most recent first
     mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;
+    mutable std::optional<tbb::task_arena> arena_;  // threads_ > 1
 };
 
 }  // namespace mbstep::cgr
