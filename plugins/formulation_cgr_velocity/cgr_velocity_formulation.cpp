@@ -1,12 +1,15 @@
 // mbstep — formulation `cgr velocity` (equations in cgr_velocity_formulation.hpp).
 #include "cgr_velocity_formulation.hpp"
 
+#include <algorithm>
+
 #include "mbstep/assembly/assembly.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::cgr {
 
-CgrVelocityFormulation::CgrVelocityFormulation(const Model& model) : cgr_(model) {
+CgrVelocityFormulation::CgrVelocityFormulation(const Model& model, bool scale_rows)
+    : cgr_(model), scale_rows_(scale_rows) {
     const int n = cgr_.num_dofs();
     y_ = cgr_.y();
     yp_ = cgr_.yp();
@@ -50,11 +53,30 @@ CgrVelocityFormulation::CgrVelocityFormulation(const Model& model) : cgr_(model)
     pattern_.resize(m, m);
     pattern_.setFromTriplets(trip.begin(), trip.end());
     pattern_.makeCompressed();
-    value_map_.resize(pattern_.nonZeros());
+    // Value copy as runs contiguous in both matrices (the momentum rows cut each column of a
+    // dynamic node into at most a few runs).
     for (int col = 0; col < pattern_.outerSize(); ++col)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(pattern_, col); it; ++it)
-            value_map_[&it.value() - pattern_.valuePtr()] =
-                PatternSlot(full_, unknowns_[it.row()], unknowns_[col]);
+        for (Eigen::SparseMatrix<double>::InnerIterator it(pattern_, col); it; ++it) {
+            const int dst = static_cast<int>(&it.value() - pattern_.valuePtr());
+            const int src = PatternSlot(full_, unknowns_[it.row()], unknowns_[col]);
+            if (!runs_.empty() && runs_.back().dst + runs_.back().len == dst &&
+                runs_.back().src + runs_.back().len == src)
+                ++runs_.back().len;
+            else
+                runs_.push_back({dst, src, 1});
+        }
+    // Values in the force and moment rows of dynamic nodes (scaled by c), as runs.
+    std::vector<bool> scaled(m, false);
+    for (const DynamicNode& d : dynamic_)
+        for (int j = 0; j < 6; ++j) scaled[reduced[d.offset] + j] = true;
+    for (int k = 0; k < pattern_.nonZeros(); ++k)
+        if (scaled[pattern_.innerIndexPtr()[k]]) {
+            if (!scaled_runs_.empty() &&
+                scaled_runs_.back().first + scaled_runs_.back().second == k)
+                ++scaled_runs_.back().second;
+            else
+                scaled_runs_.emplace_back(k, 1);
+        }
     for (DynamicNode& d : dynamic_) {
         d.reduced_offset = reduced[d.offset];
         for (int j = 0; j < 12; ++j) d.full_slots[j] = PatternSlot(full_, d.offset, d.offset + j);
@@ -112,6 +134,8 @@ void CgrVelocityFormulation::Residual(double c, Eigen::VectorXd& r) {
     cgr_.Residual(c, full_r_);
     r.resize(static_cast<Eigen::Index>(unknowns_.size()));
     for (size_t k = 0; k < unknowns_.size(); ++k) r[k] = full_r_[unknowns_[k]];
+    if (scale_rows_)
+        for (const DynamicNode& d : dynamic_) r.segment<6>(d.reduced_offset) *= c;
 }
 
 void CgrVelocityFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) {
@@ -119,7 +143,7 @@ void CgrVelocityFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) 
     cgr_.Jacobian(c, full_);
     const double* fv = full_.valuePtr();
     double* v = J.valuePtr();
-    for (size_t k = 0; k < value_map_.size(); ++k) v[k] = fv[value_map_[k]];
+    for (const Run& run : runs_) std::copy_n(fv + run.src, run.len, v + run.dst);
     // Schur complement of the momentum rows (3), (4), whose block in the momentum columns is
     // c I: J_uu -= J_um J_mu / c on each dynamic node's own block.
     for (const DynamicNode& d : dynamic_) {
@@ -132,6 +156,9 @@ void CgrVelocityFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) 
         for (int j = 0; j < 6; ++j)
             Eigen::Map<Eigen::Matrix<double, 6, 1>>(v + d.reduced_slots[j]) -= corr.col(j);
     }
+    if (scale_rows_)
+        for (const auto& [start, len] : scaled_runs_)
+            for (int k = start; k < start + len; ++k) v[k] *= c;
 }
 
 void CgrVelocityFormulation::Update(const Eigen::VectorXd& delta, double c) {

@@ -18,6 +18,13 @@
 // beta', gamma' are eliminated, so the converged points agree with `cgr` to the Newton
 // tolerance for every first-order method (tested).
 //
+// Row scaling (what Newton's residual test measures). `cgr velocity` multiplies the force and
+// moment rows of dynamic nodes by c: c f - (beta - history) is an impulse balance over the
+// step, in the units of cgr's momentum rows (3), (4), which set cgr's effective accuracy; its
+// round-off is ~eps |beta|. `cgr velocity unscaled` keeps cgr's force rows: the test is then
+// ~1/c stricter on the momenta than cgr's, and the rows carry round-off eps |beta| / c (beta' is
+// a difference of O(|beta|) values divided by c), which a tight tolerance may not clear.
+//
 // Implementation: a `cgr` formulation evaluates everything (rotation charts, elements,
 // initial derivatives, invariants) on the same state. The iteration matrix is the exact one of
 // the eliminated system, the Schur complement of cgr's: with u = (x', g'), m = (beta', gamma'),
@@ -33,10 +40,14 @@ namespace mbstep::cgr {
 
 class CgrVelocityFormulation final : public Formulation, public FirstOrderProblem {
   public:
-    explicit CgrVelocityFormulation(const Model& model);
+    /// scale_rows: force and moment rows of dynamic nodes multiplied by c (`cgr velocity`);
+    /// false: cgr's rows unscaled (`cgr velocity unscaled`). See the header comment.
+    explicit CgrVelocityFormulation(const Model& model, bool scale_rows = true);
 
     // Formulation
-    std::string name() const override { return "cgr velocity"; }
+    std::string name() const override {
+        return scale_rows_ ? "cgr velocity" : "cgr velocity unscaled";
+    }
     ProblemInterface interface() const override { return ProblemInterface::kFirstOrderDae; }
     FirstOrderProblem* first_order() override { return this; }
     const Model& model() const override { return cgr_.model(); }
@@ -97,11 +108,16 @@ class CgrVelocityFormulation final : public Formulation, public FirstOrderProble
     void EliminateMomenta(double c);
 
     mutable CgrFormulation cgr_;
+    bool scale_rows_{true};
     std::vector<int> unknowns_;  // Newton index -> state index
     std::vector<DynamicNode> dynamic_;
     Eigen::SparseMatrix<double> pattern_;
     Eigen::SparseMatrix<double> full_;  // cgr's iteration matrix
-    std::vector<int> value_map_;        // reduced value index -> full value index
+    struct Run {
+        int dst, src, len;  // reduced values [dst, dst + len) = full values [src, src + len)
+    };
+    std::vector<Run> runs_;
+    std::vector<std::pair<int, int>> scaled_runs_;  // (first value, count) in dynamic rows
     Eigen::VectorXd full_r_, zero_;
     double eliminated_c_{0.0};  // c of the last elimination; 0 after a chart or state reset
     double last_c_{0.0};        // c of the current solve

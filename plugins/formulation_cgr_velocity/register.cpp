@@ -8,10 +8,18 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.name = "cgr velocity";
     d.description =
         "cgr's momentum-form DAE with the momenta eliminated: Newton on (x', g') and the "
-        "multipliers, 6 unknowns per node";
+        "multipliers, 6 unknowns per node; force/moment rows times b0 h (impulse units)";
     d.provides = mbstep::ProblemInterface::kFirstOrderDae;
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         return std::make_unique<mbstep::cgr::CgrVelocityFormulation>(m);
+    };
+    r.Add(d);
+    d.name = "cgr velocity unscaled";
+    d.description =
+        "cgr velocity with cgr's force and moment rows unscaled (a ~1/(b0 h) stricter Newton "
+        "test on the momenta; round-off floor eps |p| / (b0 h))";
+    d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        return std::make_unique<mbstep::cgr::CgrVelocityFormulation>(m, false);
     };
     r.Add(std::move(d));
     return 0;

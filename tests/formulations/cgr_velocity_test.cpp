@@ -1,8 +1,12 @@
 // `cgr velocity` integrates the equations of `cgr` with the momenta eliminated from Newton, so
 // both converge to the same discrete solution: on the heavy top, the double pendulum and the
 // N = 10 chain, with `ms, 0.6`, `implicit euler` and `Bathe` (ESDIRK) at h = 1e-3 and Newton
-// tolerance 1e-9, node positions, orientations and twists agree after 0.3 s to 1e-9 (measured
-// 1e-15 .. 4e-11: the runs differ only by the per-step Newton residual).
+// tolerance 1e-9, node positions, orientations and twists after 0.3 s agree
+// - under `cgr velocity unscaled` (cgr's force rows; a stricter test than cgr's) to 1e-9
+//   (measured 1e-15 .. 4e-11: the runs differ only by the per-step Newton residual);
+// - under `cgr velocity` (impulse rows c (f - p'), as loose as cgr's momentum rows, fewer
+//   iterations) to 100 x the tolerance (measured up to 2e-9 in R, 1.6e-7 in w of the top,
+//   |w| ~ 100 rad/s).
 // The Newton system is 6 per node + multipliers instead of cgr's 12 per dynamic node.
 #include <doctest/doctest.h>
 
@@ -12,9 +16,9 @@ using namespace mbstep;
 
 namespace {
 
-// Newton residual tolerance (2-norm). The eliminated form computes beta' = (p(u) - history) / c,
-// so its force and moment rows carry round-off eps |p| / c (c = b0 h): ~1.3e-10 on the heavy
-// top with Bathe at h = 1e-3, where cgr's rows stay ~eps |p|; 1e-10 cannot be met there.
+// Newton residual tolerance (2-norm). `cgr velocity unscaled` computes beta' = (p(u) - history)
+// / c, so its force and moment rows carry round-off eps |p| / c (c = b0 h): ~1.3e-10 on the
+// heavy top with Bathe at h = 1e-3, where cgr's rows stay ~eps |p|; 1e-10 cannot be met there.
 constexpr double kTolerance = 1e-9;
 
 struct Result {
@@ -52,27 +56,31 @@ TEST_CASE("cgr velocity agrees with cgr to the Newton tolerance") {
                            "examples/double-pendulum/double-pendulum.mbd",
                            "examples/n-link-chain/deck.mbd"};
     const char* methods[] = {"ms, 0.6", "implicit euler", "Bathe"};
-    for (const char* deck : decks)
-        for (const char* method : methods) {
-            INFO(std::string(deck), " with ", std::string(method));
-            const Result a = RunWith(deck, "cgr", method);
-            const Result b = RunWith(deck, "cgr velocity", method);
-            REQUIRE(a.states.size() == b.states.size());
-            REQUIRE(a.summary.steps == b.summary.steps);
-            double dx = 0.0, dR = 0.0, dv = 0.0, dw = 0.0, scale = 1.0;
-            for (size_t i = 0; i < a.states.size(); ++i) {
-                dx = std::max(dx, (a.states[i].x - b.states[i].x).norm());
-                dR = std::max(dR, (a.states[i].R - b.states[i].R).norm());
-                dv = std::max(dv, (a.states[i].v - b.states[i].v).norm());
-                dw = std::max(dw, (a.states[i].w - b.states[i].w).norm());
-                scale = std::max({scale, a.states[i].v.norm(), a.states[i].w.norm()});
+    const std::pair<const char*, double> variants[] = {{"cgr velocity unscaled", 1e-9},
+                                                       {"cgr velocity", 100 * kTolerance}};
+    for (const auto& [variant, bound] : variants)
+        for (const char* deck : decks)
+            for (const char* method : methods) {
+                INFO(std::string(variant), ": ", std::string(deck), " with ", std::string(method));
+                const Result a = RunWith(deck, "cgr", method);
+                const Result b = RunWith(deck, variant, method);
+                REQUIRE(a.states.size() == b.states.size());
+                REQUIRE(a.summary.steps == b.summary.steps);
+                double dx = 0.0, dR = 0.0, dv = 0.0, dw = 0.0, scale = 1.0;
+                for (size_t i = 0; i < a.states.size(); ++i) {
+                    dx = std::max(dx, (a.states[i].x - b.states[i].x).norm());
+                    dR = std::max(dR, (a.states[i].R - b.states[i].R).norm());
+                    dv = std::max(dv, (a.states[i].v - b.states[i].v).norm());
+                    dw = std::max(dw, (a.states[i].w - b.states[i].w).norm());
+                    scale = std::max({scale, a.states[i].v.norm(), a.states[i].w.norm()});
+                }
+                MESSAGE(std::string(variant), ": ", std::string(deck), " ", std::string(method),
+                        ": |dx| ", dx, ", |dR| ", dR, ", |dv| ", dv, ", |dw| ", dw,
+                        "; Newton iterations ", a.summary.iterations, " (cgr), ",
+                        b.summary.iterations, " (", std::string(variant), ")");
+                CHECK(dx < bound);
+                CHECK(dR < bound);
+                CHECK(dv < bound * scale);
+                CHECK(dw < bound * scale);
             }
-            MESSAGE(std::string(deck), " ", std::string(method), ": |dx| ", dx, ", |dR| ", dR,
-                    ", |dv| ", dv, ", |dw| ", dw, "; Newton iterations ", a.summary.iterations,
-                    " (cgr), ", b.summary.iterations, " (cgr velocity)");
-            CHECK(dx < 1e-9);
-            CHECK(dR < 1e-9);
-            CHECK(dv < 1e-9 * scale);
-            CHECK(dw < 1e-9 * scale);
-        }
 }
