@@ -113,9 +113,28 @@ end: control data;
     CHECK(s.skip_initial_joint_assembly);
     CHECK(s.title == "a title");
     CHECK(s.default_output);
-    REQUIRE_FALSE(d.warnings.empty());  // naive -> klu is reported
+    CHECK(s.solver.linear_solver == "klu");
+    CHECK(s.solver.linear_solver_ordering == "colamd");  // MBDyn's `colamd` option
+    REQUIRE_FALSE(d.warnings.empty());                   // naive -> klu is reported
     CHECK(d.warnings[0].find("linear solver 'naive' is not available; using klu") !=
           std::string::npos);
+}
+
+TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {
+    auto ordering = [](const std::string& statement) {
+        const Deck d = Read("begin: initial value;\n    final time: 1.;\n    " + statement +
+                            "\n    method: test-method;\nend: initial value;\n"
+                            "begin: control data;\n    structural nodes: 0;\n"
+                            "end: control data;\n");
+        return d.settings.solver.linear_solver_ordering;
+    };
+    CHECK(ordering("tolerance: 1e-6;") == "auto");
+    CHECK(ordering("linear solver: klu;") == "auto");
+    CHECK(ordering("linear solver: klu, ordering, natural;") == "natural");
+    CHECK(ordering("linear solver: klu, ordering, rcm;") == "rcm");
+    CHECK(ordering("linear solver: klu, ordering, amd, pivot factor, 0.1;") == "amd");
+    CHECK(ordering("linear solver: klu, cc, colamd, mt, 2, workspace size, 100;") == "colamd");
+    CHECK(ordering("linear solver: umfpack, mmdata, scale, always, row max;") == "amd");
 }
 
 TEST_CASE("deck: method text, MakeIntegrator and the default method") {

@@ -2,6 +2,11 @@
 // and the solution-increment convergence test.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
+
+#include "mbstep/solver/linear_solver.hpp"
+#include "mbstep/solver/newton.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace mbstep;
@@ -56,4 +61,104 @@ TEST_CASE("convergence on the solution increment alone") {
     });
     CHECK(sol.s.completed);
     CHECK((ref.x - sol.x).norm() < 1e-7);
+}
+
+namespace {
+// The N = 10 chain (cgr, `ms, 0.6`) to tf with step h, tolerance 1e-10; `edit` changes the
+// solver settings. The deck is kept so the integrator's Newton matrix can be inspected.
+struct ChainRun {
+    Deck deck;
+    std::vector<FrameState> final_states;
+    RunSummary s;
+};
+ChainRun RunChain(double h, double tf, const std::function<void(SolverSettings&)>& edit) {
+    const Registry& reg = GlobalRegistry();
+    ChainRun r{ReadDeck(SourcePath("examples/n-link-chain/deck.mbd"), reg), {}, {}};
+    r.deck.settings.time_step = h;
+    r.deck.settings.final_time = tf;
+    r.deck.settings.solver.residual_tolerance = 1e-10;
+    edit(r.deck.settings.solver);
+    RunOptions opt;
+    opt.write_output = false;
+    opt.progress = false;
+    opt.on_step = [&](double, const Formulation& f) { r.final_states = f.node_states(); };
+    r.s = Run(r.deck, opt, reg);
+    return r;
+}
+}  // namespace
+
+// The fill-reducing ordering changes the pivot sequence, not the solution: every ordering
+// reaches the same states after 200 steps (differences are round-off carried through Newton).
+TEST_CASE("KLU orderings: natural, amd, colamd, rcm give the same solution") {
+    const ChainRun ref =
+        RunChain(1e-3, 0.2, [](SolverSettings& s) { s.linear_solver_ordering = "amd"; });
+    REQUIRE(ref.s.completed);
+    for (const std::string o : {"auto", "colamd", "natural", "rcm"}) {
+        INFO("ordering ", o);
+        const ChainRun r =
+            RunChain(1e-3, 0.2, [&](SolverSettings& s) { s.linear_solver_ordering = o; });
+        REQUIRE(r.s.completed);
+        CHECK(r.deck.integrator->newton_solver() != nullptr);
+        CHECK(r.s.iterations == ref.s.iterations);
+        double d = 0.0;
+        for (size_t i = 0; i < ref.final_states.size(); ++i)
+            d = std::max(d, (r.final_states[i].x - ref.final_states[i].x).norm());
+        CHECK(d < 1e-11);
+    }
+}
+
+TEST_CASE("reverse Cuthill-McKee is a permutation that narrows a shuffled band") {
+    // A tridiagonal matrix with its rows and columns shuffled: RCM restores bandwidth 1.
+    const int n = 50;
+    std::vector<int> shuffle(n);
+    for (int i = 0; i < n; ++i) shuffle[i] = (i * 17) % n;
+    std::vector<Eigen::Triplet<double>> t;
+    for (int i = 0; i < n; ++i)
+        for (int j = std::max(0, i - 1); j <= std::min(n - 1, i + 1); ++j)
+            t.emplace_back(shuffle[i], shuffle[j], 1.0);
+    Eigen::SparseMatrix<double> A(n, n);
+    A.setFromTriplets(t.begin(), t.end());
+    A.makeCompressed();
+    const std::vector<int> p = ReverseCuthillMcKee(n, A.outerIndexPtr(), A.innerIndexPtr());
+    std::vector<int> inv(n, -1);
+    for (int k = 0; k < n; ++k) inv[p[k]] = k;
+    CHECK(std::count(inv.begin(), inv.end(), -1) == 0);
+    int band = 0;
+    for (int j = 0; j < n; ++j)
+        for (int q = A.outerIndexPtr()[j]; q < A.outerIndexPtr()[j + 1]; ++q)
+            band = std::max(band, std::abs(inv[A.innerIndexPtr()[q]] - inv[j]));
+    CHECK(band == 1);
+}
+
+// Conditioning at small h (issue 7): the cgr Newton matrix (constraint rows scaled by
+// 1/(b0 h), DESIGN.md "Formulation cgr") solved by KLU has a backward error at round-off for
+// h down to 1e-6. The bound 1e-14 is ~50 eps: LU with partial pivoting has a normwise backward
+// error of a small multiple of n_max * eps * growth, where the rows here couple at most ~40
+// entries and KLU's pivot growth on this matrix is O(1); an unscaled absolute-coordinate KKT
+// matrix (constraint rows O(1), inertia rows O(1/h^2)) gave ~2e-8.
+TEST_CASE("cgr chain: KLU relative residual at round-off at h = 1e-6") {
+    for (const double h : {1e-3, 1e-6}) {
+        INFO("h = ", h);
+        ChainRun r = RunChain(h, 3 * h, [](SolverSettings&) {});
+        REQUIRE(r.s.completed);
+        const NewtonSolver* n = r.deck.integrator->newton_solver();
+        REQUIRE(n != nullptr);
+        const Eigen::SparseMatrix<double>& A = n->matrix();
+        auto klu = MakeLinearSolver("klu");
+        klu->Analyze(A);
+        REQUIRE(klu->Factor(A));
+        std::mt19937 gen(7);
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        Eigen::VectorXd b(A.rows());
+        for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = u(gen);
+        Eigen::VectorXd x = b;
+        klu->Solve(x);
+        double norm_a = 0.0;  // infinity norm (max row sum)
+        const Eigen::VectorXd row_sums = A.cwiseAbs() * Eigen::VectorXd::Ones(A.cols());
+        norm_a = row_sums.maxCoeff();
+        const double rel = (A * x - b).lpNorm<Eigen::Infinity>() /
+                           (norm_a * x.lpNorm<Eigen::Infinity>() + b.lpNorm<Eigen::Infinity>());
+        MESSAGE("h = ", h, ": relative residual ", rel, ", condest ", klu->ConditionEstimate());
+        CHECK(rel <= 1e-14);
+    }
 }

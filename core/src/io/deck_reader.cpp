@@ -430,7 +430,36 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         s.linear_solver = name == "sparselu" ? "sparselu" : "klu";
         if (name != "klu" && name != "sparselu")
             in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
-        in_.SkipArguments();  // ordering, threads, workspace, pivot, scaling: not used
+        // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
+        // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
+        // colamd | natural | rcm}]. `colamd` selects KLU's COLAMD, `mmdata` its AMD; the
+        // others do not apply to KLU and are ignored with a warning.
+        while (in_.HasArg()) {
+            const SourceLocation at_o = in_.Where();
+            if (in_.IsKeyword("ordering")) {
+                s.linear_solver_ordering = in_.GetKeyword(
+                    "linear solver ordering", {"auto", "amd", "colamd", "natural", "rcm"});
+            } else if (in_.IsKeyword("colamd")) {
+                s.linear_solver_ordering = "colamd";
+            } else if (in_.IsKeyword("mmdata")) {
+                s.linear_solver_ordering = "amd";
+            } else if (in_.IsKeyword("map") || in_.IsKeyword("cc") || in_.IsKeyword("dir") ||
+                       in_.IsKeyword("column compressed") || in_.IsKeyword("direct access")) {
+                in_.Warn(at_o, "linear solver matrix handling option ignored");
+            } else if (in_.IsKeyword("mt") || in_.IsKeyword("multithread") ||
+                       in_.IsKeyword("workspace size") || in_.IsKeyword("block size")) {
+                in_.GetInt("linear solver option value");
+                in_.Warn(at_o, "linear solver option ignored");
+            } else if (in_.IsKeyword("pivot factor")) {
+                in_.GetReal("linear solver pivot factor");
+                in_.Warn(at_o, "linear solver option ignored");
+            } else {
+                in_.Warn(at_o, "linear solver options from here on ignored");
+                in_.SkipArguments();  // scale, ... (KLU scales rows by their max itself)
+            }
+        }
+        if (s.linear_solver != "klu" && s.linear_solver_ordering != "auto")
+            in_.Warn(at, "the ordering applies to klu only");
     } else if (Is(key, "output")) {
         do {
             const std::string item = in_.GetKeyword(

@@ -4,18 +4,104 @@
 #include <klu.h>
 
 #include <Eigen/SparseLU>
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/cuthill_mckee_ordering.hpp>
+#include <chrono>
 
 #include "mbstep/common.hpp"
 
 namespace mbstep {
+
+bool LinearSolver::TimedFactor(const Eigen::SparseMatrix<double>& A) {
+    if (!timing_on_) return Factor(A);
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = Factor(A);
+    timing_.factor_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++timing_.factors;
+    return ok;
+}
+
+void LinearSolver::TimedSolve(Eigen::VectorXd& b) {
+    if (!timing_on_) return Solve(b);
+    const auto t0 = std::chrono::steady_clock::now();
+    Solve(b);
+    timing_.solve_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++timing_.solves;
+}
+
+const char* OrderingName(Ordering o) {
+    switch (o) {
+        case Ordering::kAmd:
+            return "amd";
+        case Ordering::kColamd:
+            return "colamd";
+        case Ordering::kNatural:
+            return "natural";
+        case Ordering::kRcm:
+            return "rcm";
+        case Ordering::kAuto:
+            break;
+    }
+    return "auto";
+}
+
+Ordering OrderingFromName(const std::string& name) {
+    for (Ordering o :
+         {Ordering::kAuto, Ordering::kAmd, Ordering::kColamd, Ordering::kNatural, Ordering::kRcm})
+        if (name == OrderingName(o)) return o;
+    throw RunError("unknown ordering '" + name + "'; accepted: auto, amd, colamd, natural, rcm");
+}
+
+// Measured with `mbstep-bench --set orderings` (docs/PERFORMANCE.md, "Sparse solver"): below
+// ~1000 unknowns AMD has the lowest or equal fill and refactorization time at the cheapest
+// analysis; from the 100-link chain (1500 unknowns) up, RCM has the least fill (1.30-1.38 x
+// nnz(A) against AMD's 1.45) and the fastest refactorization + solve (up to 1.5-1.9x).
+Ordering AutoOrdering(int n) { return n >= 1000 ? Ordering::kRcm : Ordering::kAmd; }
+
+std::vector<int> ReverseCuthillMcKee(int n, const int* colptr, const int* rowind) {
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+    std::vector<std::pair<int, int>> edges;  // pattern of A + A^T, one edge per pair i < j
+    for (int j = 0; j < n; ++j)
+        for (int p = colptr[j]; p < colptr[j + 1]; ++p)
+            if (rowind[p] != j) edges.emplace_back(std::min(rowind[p], j), std::max(rowind[p], j));
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    Graph g(edges.begin(), edges.end(), n);
+    std::vector<boost::default_color_type> color(n);
+    std::vector<int> perm(n);
+    auto index = boost::get(boost::vertex_index, g);
+    boost::cuthill_mckee_ordering(g, perm.rbegin(),
+                                  boost::make_iterator_property_map(color.begin(), index),
+                                  boost::make_degree_map(g));
+    return perm;
+}
+
 namespace {
 
-// SuiteSparse KLU [Davis & Palamadai Natarajan, ACM TOMS 37 (2010)]: BTF + AMD ordering,
-// symbolic analysis once, klu_factor on the first call and klu_refactor afterwards (same
-// pivot sequence); a refactorization whose pivot growth is poor falls back to klu_factor.
+// KLU user ordering (common.ordering = 3), called per diagonal block of the BTF form.
+int UserOrder(int n, int* Ap, int* Ai, int* Perm, klu_common* common) {
+    const auto o = *static_cast<const Ordering*>(common->user_data);
+    if (o == Ordering::kRcm) {
+        const std::vector<int> p = ReverseCuthillMcKee(n, Ap, Ai);
+        std::copy(p.begin(), p.end(), Perm);
+    } else {
+        for (int k = 0; k < n; ++k) Perm[k] = k;
+    }
+    return 1;  // non-zero: success (KLU then counts the fill itself)
+}
+
+// SuiteSparse KLU [Davis & Palamadai Natarajan, ACM TOMS 37 (2010)]: BTF + a fill-reducing
+// ordering of each block (AMD by default, see Ordering), symbolic analysis once, klu_factor on
+// the first call and klu_refactor afterwards (same pivot sequence); a refactorization whose
+// pivot growth is poor falls back to klu_factor.
 class KluSolver final : public LinearSolver {
   public:
-    KluSolver() { klu_defaults(&common_); }
+    explicit KluSolver(Ordering ordering) : requested_(ordering), ordering_(ordering) {
+        klu_defaults(&common_);
+    }
     ~KluSolver() override { Free(); }
     std::string name() const override { return "klu"; }
 
@@ -24,6 +110,10 @@ class KluSolver final : public LinearSolver {
         n_ = static_cast<int>(A.rows());
         colptr_.assign(A.outerIndexPtr(), A.outerIndexPtr() + n_ + 1);
         rowind_.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+        ordering_ = requested_ == Ordering::kAuto ? AutoOrdering(n_) : requested_;
+        common_.ordering = ordering_ == Ordering::kAmd ? 0 : ordering_ == Ordering::kColamd ? 1 : 3;
+        common_.user_order = common_.ordering == 3 ? &UserOrder : nullptr;
+        common_.user_data = &ordering_;
         symbolic_ = klu_analyze(n_, colptr_.data(), rowind_.data(), &common_);
         if (!symbolic_)
             throw RunError("KLU symbolic analysis failed (status " +
@@ -32,6 +122,7 @@ class KluSolver final : public LinearSolver {
 
     bool Factor(const Eigen::SparseMatrix<double>& A) override {
         double* values = const_cast<double*>(A.valuePtr());
+        last_values_ = values;
         if (numeric_) {
             if (klu_refactor(colptr_.data(), rowind_.data(), values, symbolic_, numeric_,
                              &common_) &&
@@ -55,6 +146,17 @@ class KluSolver final : public LinearSolver {
         return common_.rcond;
     }
 
+    double ConditionEstimate() override {
+        if (!numeric_) return 0.0;
+        klu_condest(colptr_.data(), last_values_, symbolic_, numeric_, &common_);
+        return common_.condest;
+    }
+
+    long FactorNonzeros() const override {
+        return numeric_ ? long(numeric_->lnz) + numeric_->unz + numeric_->nzoff : -1;
+    }
+    Ordering ordering() const override { return ordering_; }
+
   private:
     void Free() {
         if (numeric_) klu_free_numeric(&numeric_, &common_);
@@ -63,6 +165,8 @@ class KluSolver final : public LinearSolver {
     klu_common common_{};
     klu_symbolic* symbolic_{nullptr};
     klu_numeric* numeric_{nullptr};
+    Ordering requested_, ordering_;
+    double* last_values_{nullptr};  // values of the last Factor() (klu_condest needs them)
     int n_{0};
     std::vector<int> colptr_, rowind_;
 };
@@ -83,8 +187,8 @@ class SparseLuSolver final : public LinearSolver {
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name) {
-    if (name == "klu") return std::make_unique<KluSolver>();
+std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name, Ordering ordering) {
+    if (name == "klu") return std::make_unique<KluSolver>(ordering);
     if (name == "sparselu") return std::make_unique<SparseLuSolver>();
     throw RunError("unknown linear solver '" + name + "'; accepted: klu, sparselu");
 }

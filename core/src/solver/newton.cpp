@@ -9,7 +9,10 @@
 namespace mbstep {
 
 NewtonSolver::NewtonSolver(const SolverSettings& s)
-    : settings_(s), linear_(MakeLinearSolver(s.linear_solver)) {}
+    : settings_(s),
+      linear_(MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering))) {
+    linear_->set_timing(s.time_linear_solver);
+}
 
 void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
     J_ = pattern;
@@ -97,7 +100,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         }
         if (refactor) {
             system.Jacobian(J_);
-            if (!linear_->Factor(J_)) {
+            if (!linear_->TimedFactor(J_)) {
                 res.message =
                     "singular iteration matrix (check constraints and boundary conditions)";
                 return res;
@@ -110,7 +113,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         previous = rn;
         dx_ = -r_;
         system.ScaleForSolve(dx_);
-        linear_->Solve(dx_);
+        linear_->TimedSolve(dx_);
         int worst_dx = -1;
         res.solution = Norm(dx_, ResidualTest::kNorm, &worst_dx);
         if (std::isnan(res.solution)) {

@@ -57,6 +57,8 @@ class FirstOrderIntegrator : public Integrator {
     virtual int implicit_stages() const { return 1; }
     /// Whether the method has a rho_inf parameter.
     virtual bool tunable() const { return false; }
+    /// The Newton solver of the implicit first-order methods (its last iteration matrix).
+    const NewtonSolver* newton_solver() const override { return newton_.get(); }
 
   protected:
     /// Newton solve of the current point with coefficient c (y, y' hold the prediction).

@@ -22,6 +22,8 @@ struct SolverSettings {
     int modified_newton_iterations{0};    ///< refactor every N iterations (MBDyn `modified, N`)
     std::string linear_solver{"klu"};     ///< "klu" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)
+    std::string linear_solver_ordering{"auto"};  ///< KLU: auto | amd | colamd | natural | rcm
+    bool time_linear_solver{false};              ///< diagnostic: accumulate factor/solve wall time
     // Initial derivatives phase (MBDyn `derivatives ...`).
     double derivatives_tolerance{1e-6};
     int derivatives_max_iterations{1};

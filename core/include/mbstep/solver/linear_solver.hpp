@@ -2,17 +2,51 @@
 //
 // The sparsity pattern is analysed once (Analyze); Factor() refactors with new values in the
 // same pattern (KLU: klu_refactor after the first klu_factor); Solve() overwrites b with x.
+//
+// Fill-reducing ordering of KLU's diagonal blocks (after its BTF pre-ordering): `amd` and
+// `colamd` are KLU's own; `natural` keeps the formulation's dof order; `rcm` is reverse
+// Cuthill-McKee (Boost.Graph) on the pattern of A + A^T, passed to KLU as a user ordering.
+// `auto` picks by size (docs/DESIGN.md, "Solver services"; data in docs/PERFORMANCE.md).
 #pragma once
 
 #include <Eigen/SparseCore>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mbstep {
+
+enum class Ordering { kAuto, kAmd, kColamd, kNatural, kRcm };
+
+/// "auto", "amd", "colamd", "natural", "rcm".
+const char* OrderingName(Ordering o);
+/// Inverse of OrderingName; throws RunError for other names.
+Ordering OrderingFromName(const std::string& name);
+/// The ordering `auto` resolves to for a matrix with n rows.
+Ordering AutoOrdering(int n);
+
+/// Reverse Cuthill-McKee permutation (perm[k] = old index of the k-th new one) of the
+/// symmetric pattern A + A^T of a square compressed-column pattern (Boost.Graph).
+std::vector<int> ReverseCuthillMcKee(int n, const int* colptr, const int* rowind);
+
+/// Cumulative wall time of Factor() and Solve() when timing is enabled (diagnostic: the bench
+/// measures the sparse solver's share of a step with it).
+struct LinearSolverTiming {
+    double factor_seconds{0.0};
+    double solve_seconds{0.0};
+    long factors{0};
+    long solves{0};
+};
 
 class LinearSolver {
   public:
     virtual ~LinearSolver() = default;
+    void set_timing(bool on) { timing_on_ = on; }
+    const LinearSolverTiming& timing() const { return timing_; }
+    /// Factor() / Solve() with the timing applied when enabled.
+    bool TimedFactor(const Eigen::SparseMatrix<double>& A);
+    void TimedSolve(Eigen::VectorXd& b);
+
     virtual std::string name() const = 0;
     /// Symbolic analysis of the pattern (column-major, compressed).
     virtual void Analyze(const Eigen::SparseMatrix<double>& A) = 0;
@@ -22,9 +56,22 @@ class LinearSolver {
     virtual void Solve(Eigen::VectorXd& b) = 0;
     /// Estimated reciprocal condition number of the last factorization (0 when unknown).
     virtual double ReciprocalCondition() { return 0.0; }
+    /// 1-norm condition estimate of the last factorization (KLU: klu_condest; 0 when unknown).
+    virtual double ConditionEstimate() { return 0.0; }
+    /// Entries of the last factorization: nnz(L) + nnz(U) (+ KLU's off-diagonal BTF blocks);
+    /// -1 when unknown.
+    virtual long FactorNonzeros() const { return -1; }
+    /// The ordering actually used (auto resolved).
+    virtual Ordering ordering() const { return Ordering::kAuto; }
+
+  private:
+    bool timing_on_{false};
+    LinearSolverTiming timing_;
 };
 
-/// "klu" (default) or "sparselu"; throws RunError for other names.
-std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name);
+/// "klu" (default) or "sparselu"; throws RunError for other names. The ordering applies to
+/// KLU only (SparseLU always uses COLAMD).
+std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name,
+                                               Ordering ordering = Ordering::kAuto);
 
 }  // namespace mbstep

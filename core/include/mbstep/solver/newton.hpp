@@ -52,6 +52,7 @@ class NewtonSolver {
     NewtonResult Solve(NewtonSystem& system);
     const SolverSettings& settings() const { return settings_; }
     LinearSolver& linear_solver() { return *linear_; }
+    const LinearSolver& linear_solver() const { return *linear_; }
     Eigen::SparseMatrix<double>& matrix() { return J_; }
     const Eigen::SparseMatrix<double>& matrix() const { return J_; }
 
