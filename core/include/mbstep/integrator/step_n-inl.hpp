@@ -58,7 +58,10 @@ StepStats StepN<N>::Advance(double t, double h) {
     const int used = startup ? 1 : N;
     for (int i = 0; i < n; ++i) {
         if (kinds[i] == DofKind::kAlgebraic) {
-            y[i] = y_hist_[0][i];
+            // Multipliers: linear extrapolation of the last two points where the Hermite
+            // predictor is used (it cuts Newton iterations), else constant.
+            y[i] =
+                hermite ? y_hist_[0][i] + alpha * (y_hist_[0][i] - y_hist_[1][i]) : y_hist_[0][i];
             continue;
         }
         const double ypi = hermite ? (m0 * y_hist_[0][i] + m1 * y_hist_[1][i]) / h +
