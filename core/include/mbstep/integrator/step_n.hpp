@@ -7,7 +7,9 @@
 //         alpha = h / h_prev, m0 = -6 alpha^2 (1 + alpha), m1 = -m0,
 //         n0 = (1 + alpha)(1 + 3 alpha), n1 = alpha (2 + 3 alpha)
 //       or constant y'_N = y'_{N-1} (methods that ask for it, and the first step);
-//       y_N then follows from (1) with the predicted y'_N; multipliers lambda_N = lambda_{N-1}.
+//       y_N then follows from (1) with the predicted y'_N; multipliers extrapolated linearly,
+//       lambda_N = lambda_{N-1} + alpha (lambda_{N-1} - lambda_{N-2}), with the Hermite
+//       predictor, else constant.
 //   (1') the coefficients are used in irreducible form: common roots of rho(z) and sigma(z)
 //       are cancelled (multistep_polynomials.hpp); this matters only at rho_inf = 1, where
 //       LMS2/3/4 reduce to the trapezoidal rule;
