@@ -212,8 +212,9 @@ void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) 
 template <class F>
 void CgrFormulation::ForEachElementColored(F&& f) const {
     if (threads_ <= 1) {
+        ElementBlock& block = scratch_.local();  // one thread-local lookup per pass
         for (const auto& color : colors_)
-            for (int e : color) f(e, scratch_.local());
+            for (int e : color) f(e, block);
         return;
     }
     // One arena for the formulation's life (creating one per call allocates).
