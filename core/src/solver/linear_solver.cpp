@@ -58,8 +58,10 @@ Ordering OrderingFromName(const std::string& name) {
 // Measured with `mbstep-bench --set orderings` (docs/PERFORMANCE.md, "Sparse solver"): below
 // ~1000 unknowns AMD has the lowest or equal fill and refactorization time at the cheapest
 // analysis; from the 100-link chain (1500 unknowns) up, RCM has the least fill (1.30-1.38 x
-// nnz(A) against AMD's 1.45) and the fastest refactorization + solve (up to 1.5-1.9x).
-Ordering AutoOrdering(int n) { return n >= 1000 ? Ordering::kRcm : Ordering::kAmd; }
+// nnz(A) against AMD's 1.45) and the fastest refactorization + solve (up to 1.5-1.9x). From
+// 100000 unknowns on AMD again: at 150000 (chain N = 10000) RCM raised the run's peak memory
+// from 192 MB to 345 MB for the same time per step (9.12 vs 9.02 us per body, run-speed.sh).
+Ordering AutoOrdering(int n) { return n >= 1000 && n < 100000 ? Ordering::kRcm : Ordering::kAmd; }
 
 std::vector<int> ReverseCuthillMcKee(int n, const int* colptr, const int* rowind) {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
