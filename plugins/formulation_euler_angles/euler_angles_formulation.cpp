@@ -89,34 +89,8 @@ EulerAnglesFormulation::EulerAnglesFormulation(const Model& model) : model_(mode
             throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
                            " has no mass: attach a body or make it static");
     }
-    elements_.resize(elems.size());
-    ptr_offset_.resize(elems.size());
-    int ptrs = 0;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        const Element& el = *elems[e];
-        const int m = el.num_multipliers();
-        if (m > ElementBlock::kMaxMultipliers ||
-            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
-            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
-        for (int j = 0; j < m; ++j)
-            if (el.row_level(j) == ConstraintLevel::kVelocity)
-                throw RunError("formulation 'euler angles': " + el.statement() + " " +
-                               std::to_string(el.label()) + " (" + el.type() +
-                               ") has velocity-level constraint rows, which this second-order "
-                               "formulation does not support; use the cgr formulation");
-        elements_[e].m = m;
-        if (m > 0) {
-            elements_[e].mult_offset = nc_;
-            nc_ += m;
-        }
-        ptr_offset_[e] = ptrs;
-        ptrs += static_cast<int>(el.nodes().size());
-        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
-    }
-    ptrs_.resize(ptrs);
-    for (size_t e = 0; e < elems.size(); ++e)
-        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
-            ptrs_[ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+    BuildElementTable(model_, states_, "euler angles", nc_, elements_, ptrs_, ptr_offset_,
+                      active_elements_);
 
     // Initial configuration: angles from R0, theta' = Gs^-1 w0 (regular unless theta2 is
     // singular, which InitialConditions reports).

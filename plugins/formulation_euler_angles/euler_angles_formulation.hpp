@@ -108,10 +108,7 @@ class EulerAnglesFormulation final : public Formulation, public SecondOrderProbl
     struct NodeData {
         NodeInertia inertia;  // node frame
     };
-    struct ElementData {
-        int mult_offset{-1};  // in lambda
-        int m{0};
-    };
+    using ElementData = ElementSlot;
     void ComputeStates(const Eigen::VectorXd& v);
     void CheckSingularity() const;
 

@@ -96,35 +96,9 @@ EulerParametersFormulation::EulerParametersFormulation(const Model& model) : mod
                 "of mass, or use the cgr formulation");
     }
     nv_ = kNodeCoords * nn;
-    elements_.resize(elems.size());
-    ptr_offset_.resize(elems.size());
-    int ptrs = 0;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        const Element& el = *elems[e];
-        const int m = el.num_multipliers();
-        if (m > ElementBlock::kMaxMultipliers ||
-            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
-            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
-        for (int j = 0; j < m; ++j)
-            if (el.row_level(j) == ConstraintLevel::kVelocity)
-                throw RunError("formulation 'euler parameters': " + el.statement() + " " +
-                               std::to_string(el.label()) + " (" + el.type() +
-                               ") has velocity-level constraint rows, which this second-order "
-                               "formulation does not support; use the cgr formulation");
-        elements_[e].m = m;
-        if (m > 0) {
-            elements_[e].mult_offset = nm_elements_;
-            nm_elements_ += m;
-        }
-        ptr_offset_[e] = ptrs;
-        ptrs += static_cast<int>(el.nodes().size());
-        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
-    }
+    BuildElementTable(model_, states_, "euler parameters", nm_elements_, elements_, ptrs_,
+                      ptr_offset_, active_elements_);
     nc_ = nm_elements_ + nn;
-    ptrs_.resize(ptrs);
-    for (size_t e = 0; e < elems.size(); ++e)
-        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
-            ptrs_[ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
 
     // Initial configuration: e from R0 (unit quaternion with e0 >= 0), twist mapped to e'.
     q_.setZero(nv_);

@@ -98,10 +98,7 @@ class EulerParametersFormulation final : public Formulation, public SecondOrderP
         int offset{0};  // in q and v (7 per node)
         NodeInertia inertia;
     };
-    struct ElementData {
-        int mult_offset{-1};  // in lambda
-        int m{0};
-    };
+    using ElementData = ElementSlot;
     void ComputeStates(const Eigen::VectorXd& v);
     int unit_offset(int node) const { return nm_elements_ + node; }
 

@@ -40,34 +40,8 @@ LieGroupFormulation::LieGroupFormulation(const Model& model) : model_(model) {
                            " has no mass: attach a body or make it static");
 
     // Multipliers, element node pointers.
-    elements_.resize(elems.size());
-    state_ptr_offset_.resize(elems.size());
-    int ptrs = 0;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        const Element& el = *elems[e];
-        const int m = el.num_multipliers();
-        if (m > ElementBlock::kMaxMultipliers ||
-            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
-            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
-        for (int j = 0; j < m; ++j)
-            if (el.row_level(j) == ConstraintLevel::kVelocity)
-                throw RunError(el.statement() + " " + std::to_string(el.label()) + " (" +
-                               el.type() +
-                               "): velocity-level constraints are not supported by the `lie group` "
-                               "formulation yet; use `cgr`");
-        elements_[e].m = m;
-        if (m > 0) {
-            elements_[e].mult_offset = nc_;
-            nc_ += m;
-        }
-        state_ptr_offset_[e] = ptrs;
-        ptrs += static_cast<int>(el.nodes().size());
-        if (el.HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
-    }
-    state_ptrs_.resize(ptrs);
-    for (size_t e = 0; e < elems.size(); ++e)
-        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
-            state_ptrs_[state_ptr_offset_[e] + k] = &states_[elems[e]->nodes()[k]];
+    BuildElementTable(model_, states_, "lie group", nc_, elements_, state_ptrs_, state_ptr_offset_,
+                      active_elements_);
 
     // Initial configuration and twists.
     q_.setZero(12 * nn_);

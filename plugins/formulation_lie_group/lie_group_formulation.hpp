@@ -93,10 +93,7 @@ class LieGroupFormulation final : public Formulation, public SecondOrderProblem 
     struct NodeData {
         NodeInertia inertia;  // node frame
     };
-    struct ElementData {
-        int mult_offset{-1};  // row in phi / index in lambda
-        int m{0};
-    };
+    using ElementData = ElementSlot;
 
     void UpdateStates(const Eigen::VectorXd& v);
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;

@@ -99,16 +99,6 @@ std::string BlockDeck(const Method& m, double alpha, double v0, const std::strin
            "end: elements;\n";
 }
 
-// Exact speed along the line: up the slope with deceleration g (sin a + mu cos a) until it
-// stops at t_s, then at rest (tan a <= mu) or down with g (sin a - mu cos a).
-double BlockSpeed(double t, double alpha, double mu, double v0) {
-    const double up = kG * (std::sin(alpha) + mu * std::cos(alpha));
-    const double ts = v0 / up;
-    if (t <= ts) return v0 - up * t;
-    const double down = kG * (std::sin(alpha) - mu * std::cos(alpha));
-    return down > 0.0 ? -down * (t - ts) : 0.0;
-}
-
 // Wheel (node 2 at the origin, m = 3 kg, J_zz = 0.05 kg m^2) on an axle along global z through
 // its centre of mass; gravity -y loads the axle radially with N = m g. `joint` is the revolute
 // joint's text after its label; `couple` (if not empty) is an applied couple on node 2.

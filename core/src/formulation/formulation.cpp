@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "mbstep/common.hpp"
+#include "mbstep/model/model.hpp"
+
 namespace mbstep {
 
 void AddNodeInvariants(const NodeInertia& in, const FrameState& s, Invariants& inv) {
@@ -18,6 +21,42 @@ std::string DescribeConstraintRow(const Element& e, int k) {
     os << e.statement() << " " << e.label() << " (" << e.type() << "), constraint equation "
        << (k + 1);
     return os.str();
+}
+
+void BuildElementTable(const Model& model, const std::vector<FrameState>& states,
+                       const std::string& formulation, int& num_multipliers,
+                       std::vector<ElementSlot>& slots, std::vector<const FrameState*>& ptrs,
+                       std::vector<int>& ptr_offset, std::vector<int>& active) {
+    const auto& elems = model.elements();
+    slots.assign(elems.size(), ElementSlot{});
+    ptr_offset.assign(elems.size(), 0);
+    active.clear();
+    int n_ptrs = 0;
+    for (size_t e = 0; e < elems.size(); ++e) {
+        const Element& el = *elems[e];
+        const int m = el.num_multipliers();
+        if (m > ElementBlock::kMaxMultipliers ||
+            static_cast<int>(el.nodes().size()) > ElementBlock::kMaxNodes)
+            throw RunError("element " + std::to_string(el.label()) + " exceeds the block size");
+        for (int j = 0; j < m; ++j)
+            if (el.row_level(j) == ConstraintLevel::kVelocity)
+                throw RunError("formulation '" + formulation + "': " + el.statement() + " " +
+                               std::to_string(el.label()) + " (" + el.type() +
+                               ") has velocity-level constraint rows, which this second-order "
+                               "formulation does not support; use the cgr formulation");
+        slots[e].m = m;
+        if (m > 0) {
+            slots[e].mult_offset = num_multipliers;
+            num_multipliers += m;
+        }
+        ptr_offset[e] = n_ptrs;
+        n_ptrs += static_cast<int>(el.nodes().size());
+        if (el.HasContribution() || m > 0) active.push_back(static_cast<int>(e));
+    }
+    ptrs.resize(n_ptrs);
+    for (size_t e = 0; e < elems.size(); ++e)
+        for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
+            ptrs[ptr_offset[e] + k] = &states[elems[e]->nodes()[k]];
 }
 
 }  // namespace mbstep

@@ -37,6 +37,22 @@ void AddNodeInvariants(const NodeInertia& inertia, const FrameState& s, Invarian
 /// "<statement> <label> (<type>), constraint equation <k+1>" for failure messages.
 std::string DescribeConstraintRow(const Element& e, int k);
 
+/// An element's multipliers in a formulation: offset in lambda (-1: none) and count.
+struct ElementSlot {
+    int mult_offset{-1};
+    int m{0};
+};
+
+/// The element bookkeeping of the second-order formulations: multiplier offsets numbered from
+/// `num_multipliers` on (advanced by the elements' multipliers), each element's node-state
+/// pointers (flattened: ptrs[ptr_offset[e] + k] = &states[node k of e]) and the elements that
+/// contribute. Refuses elements larger than ElementBlock and velocity-level constraint rows
+/// (which SecondOrderProblem cannot express), naming the element and `formulation`.
+void BuildElementTable(const Model& model, const std::vector<FrameState>& states,
+                       const std::string& formulation, int& num_multipliers,
+                       std::vector<ElementSlot>& slots, std::vector<const FrameState*>& ptrs,
+                       std::vector<int>& ptr_offset, std::vector<int>& active);
+
 class Formulation {
   public:
     virtual ~Formulation() = default;
