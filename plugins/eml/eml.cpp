@@ -41,6 +41,36 @@ Mat34 LMat(const Vec4& e) {
 // Exact map dtheta = G(e) de of R(e/|e|), spatial increments.
 Mat34 GMat(const Vec4& e) { return (2.0 / e.squaredNorm()) * EMat(e); }
 
+// The 4 x 4 matrix of the linear map e -> L(e)^T s.
+Eigen::Matrix4d LTransposeTimes(const Vec3& s) {
+    Eigen::Matrix4d out;
+    for (int k = 0; k < 4; ++k) out.col(k) = LMat(Vec4::Unit(k)).transpose() * s;
+    return out;
+}
+// S(e) = E(e) L(e)^T s: the body-frame vector s in the spatial frame, quadratic in e (R(e) for
+// unit e), and its derivative dS/de = -E(L(e)^T s) + E(e) L^T(s) (E(e) b = -E(b) e).
+Vec3 SpatialQuadratic(const Vec4& e, const Vec3& s) { return EMat(e) * (LMat(e).transpose() * s); }
+Mat34 SpatialQuadraticDerivative(const Vec4& e, const Vec3& s) {
+    return -EMat(LMat(e).transpose() * s) + EMat(e) * LTransposeTimes(s);
+}
+// The coupling kinetic energy of a centre of mass off the node, T_c = v_x . (w x S), with
+// w = 2 E(e) v_e, S = S(e) (polynomial in (e, v_x, v_e)), and its gradient (11 entries: e, v_x,
+// v_e): dT_c/dv_x = w x S, dT_c/dv_e = 2 E(e)^T (S x v_x),
+// dT_c/de = (dw/de)^T (S x v_x) + (dS/de)^T (v_x x w), dw/de = -2 E(v_e).
+double CouplingEnergy(const Vec4& e, const Vec3& vx, const Vec4& ve, const Vec3& s,
+                      Eigen::Matrix<double, 11, 1>* grad) {
+    const Vec3 w = 2.0 * EMat(e) * ve;
+    const Vec3 S = SpatialQuadratic(e, s);
+    if (grad != nullptr) {
+        const Vec3 Sxv = S.cross(vx);
+        grad->segment<4>(0) = -2.0 * EMat(ve).transpose() * Sxv +
+                              SpatialQuadraticDerivative(e, s).transpose() * vx.cross(w);
+        grad->segment<3>(4) = w.cross(S);
+        grad->segment<4>(7) = 2.0 * EMat(e).transpose() * Sxv;
+    }
+    return vx.dot(w.cross(S));
+}
+
 // Types whose Evaluate at zero twist is the negative gradient of PotentialEnergy.
 bool Conservative(const Element& e) {
     return e.type() == "body" || e.type() == "rod" || e.type() == "deformable hinge";
@@ -157,16 +187,15 @@ void Eml::Attach(Formulation& f, const SolverSettings& s) {
         } else if (e.HasContribution()) {
             info.conservative = Conservative(e);
             info.load = !info.conservative;
+            if (e.type() == "body") {
+                info.body = true;
+                info.inertia = local[0];
+            }
         } else {
             continue;
         }
         elements_.push_back(info);
     }
-    for (int i = 0; i < nn_; ++i)
-        if (inertia_[i].s.norm() > 1e-12 * std::max(1.0, inertia_[i].m))
-            throw RunError("eml: structural node " + std::to_string(model.nodes()[i].label) +
-                           " carries a body whose centre of mass is off the node; not "
-                           "implemented (put the node at the centre of mass)");
     if (problem_->num_constraints() != nm_ + nn_)
         throw RunError("eml: formulation multipliers do not match the model");
 }
@@ -215,6 +244,22 @@ void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
         dTv.segment<4>(o + 3) = 2.0 * LMat(0.5 * (e0 + e1)).transpose() * JOm;
         force.segment<4>(o + 3) = -2.0 * LMat(0.5 * (w0 + w1)).transpose() * JOm;
         dTv.segment<3>(o) = inertia_[i].m * 0.5 * (v_n_.segment<3>(o) + v1.segment<3>(o));
+        if (inertia_[i].s.isZero(0.0)) continue;
+        // Centre of mass off the node: T_c = v_x . (w x S) (CouplingEnergy) by Gonzalez's
+        // discrete gradient (71) over y = (e, v_x, v_e), split into its v part (dT_v) and its
+        // e part (dT_q).
+        Eigen::Matrix<double, 11, 1> y0, y1, g;
+        y0 << e0, v_n_.segment<3>(o), w0;
+        y1 << e1, v1.segment<3>(o), w1;
+        const Eigen::Matrix<double, 11, 1> ym = 0.5 * (y0 + y1), dy = y1 - y0;
+        const Vec3& s = inertia_[i].s;
+        CouplingEnergy(ym.head<4>(), ym.segment<3>(4), ym.tail<4>(), s, &g);
+        const double dT = CouplingEnergy(e1, v1.segment<3>(o), w1, s, nullptr) -
+                          CouplingEnergy(e0, v_n_.segment<3>(o), w0, s, nullptr);
+        if (dy.squaredNorm() > 1e-24) g += ((dT - g.dot(dy)) / dy.squaredNorm()) * dy;
+        force.segment<4>(o + 3) += g.head<4>();
+        dTv.segment<3>(o) += g.segment<3>(4);
+        dTv.segment<4>(o + 3) += g.tail<4>();
     }
     const Eigen::VectorXd qm = 0.5 * (q_n_ + q1), vm = 0.5 * (v_n_ + v1);
     States(q1, v1, s1_);
@@ -255,7 +300,16 @@ void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
             for (int c = 0; c < k; ++c)
                 force.segment<kNode>(kNode * e.nodes()[c]) += sign * loc.segment<kNode>(kNode * c);
         };
-        if (info.load) {
+        if (info.body) {
+            // Gravity on a body: V = -g.(m x + S(e)), S(e) = E(e) L(e)^T s quadratic in e (= R s
+            // on |e| = 1, the paper's (115)); its midpoint gradient is an exact discrete
+            // gradient and, V being invariant under rotations about g, conserves the momentum
+            // about the vertical exactly.
+            const int o = kNode * e.nodes()[0];
+            force.segment<3>(o) += info.inertia.m * gm;
+            force.segment<4>(o + 3) +=
+                SpatialQuadraticDerivative(qm.segment<4>(o + 3), info.inertia.s).transpose() * gm;
+        } else if (info.load) {
             b.Reset(k, 0, false);
             e.Evaluate(ElementContext{tm, pm, nullptr, gm}, b);
             map_force(b.f, g);
@@ -451,6 +505,13 @@ void Eml::Start(double t0, double /*h*/) {
         const Mat34 L = LMat(q_n_.segment<4>(o + 3));
         p_n_.segment<3>(o) = inertia_[i].m * v_n_.segment<3>(o);
         p_n_.segment<4>(o + 3) = 4.0 * L.transpose() * inertia_[i].J * L * v_n_.segment<4>(o + 3);
+        if (!inertia_[i].s.isZero(0.0)) {  // + dT_c/dv
+            Eigen::Matrix<double, 11, 1> g;
+            CouplingEnergy(q_n_.segment<4>(o + 3), v_n_.segment<3>(o), v_n_.segment<4>(o + 3),
+                           inertia_[i].s, &g);
+            p_n_.segment<3>(o) += g.segment<3>(4);
+            p_n_.segment<4>(o + 3) += g.tail<4>();
+        }
     }
     t_n_ = t0;
     States(q_n_, v_n_, s0_);
@@ -564,7 +625,9 @@ double Eml::GeneralizedEnergy() const {
         const int o = kNode * i;
         const Vec3 Om = 2.0 * LMat(q_n_.segment<4>(o + 3)) * v_n_.segment<4>(o + 3);
         E -= 0.5 * Om.dot(inertia_[i].J * Om) +
-             0.5 * inertia_[i].m * v_n_.segment<3>(o).squaredNorm();
+             0.5 * inertia_[i].m * v_n_.segment<3>(o).squaredNorm() +
+             CouplingEnergy(q_n_.segment<4>(o + 3), v_n_.segment<3>(o), v_n_.segment<4>(o + 3),
+                            inertia_[i].s, nullptr);
     }
     std::vector<FrameState> s;
     const_cast<Eml*>(this)->States(q_n_, v_n_, s);
@@ -587,7 +650,10 @@ Vec3 Eml::AngularMomentum() const {
         const int o = kNode * i;
         const Vec4 e = q_n_.segment<4>(o + 3);
         const Vec3 Om = 2.0 * LMat(e) * v_n_.segment<4>(o + 3);
-        L += inertia_[i].m * Vec3(q_n_.segment<3>(o)).cross(Vec3(v_n_.segment<3>(o))) +
+        const Vec3 x = q_n_.segment<3>(o), vx = v_n_.segment<3>(o);
+        const Vec3 S = SpatialQuadratic(e, inertia_[i].s),
+                   w = 2.0 * EMat(e) * v_n_.segment<4>(o + 3);
+        L += x.cross(inertia_[i].m * vx + w.cross(S)) + S.cross(vx) +
              EMat(e) * LMat(e).transpose() * (inertia_[i].J * Om);
     }
     return L;

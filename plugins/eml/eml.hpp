@@ -1,8 +1,10 @@
 // mbstep — `eml [, reduced | null space]`: the energy-momentum scheme from Livens' principle with
 // unit quaternions and the singular 4 x 4 quaternion mass matrix [Kinon & Betsch, Multibody Syst
 // Dyn (2024), eqs. (72a)-(72d), (86a)-(86d), (101)-(105)], on the `euler parameters`
-// formulation (its coordinates q = (x, e) per node, its checks: no CoM offsets, no static nodes,
-// no velocity-level rows).
+// formulation (its coordinates q = (x, e) per node, its checks: no static nodes, no
+// velocity-level rows). A centre of mass off the node (s != 0, J about the node) adds the
+// coupling T_c = v_x . (w x S) (Gonzalez (71) over (e, v_x, v_e)); body gravity is taken in the
+// quadratic form V = -g.(m x + E(e) L(e)^T s) (the paper's (115)), exact at the midpoint.
 //
 // Per node (J body-frame inertia about the node = CoM, m mass), with L(e) = [-e_v, e0 I - e_v~],
 // E(e) = [-e_v, e0 I + e_v~], Omega = 2 L(e) v_e (body angular velocity), Omega_mid =
@@ -90,6 +92,9 @@ class Eml final : public Integrator {
         unsigned symmetry{0};
         /// Constraint rows depend on time (prescribed motion): plain Gonzalez (71).
         bool rheonomic{false};
+        /// A `body`: its gravity potential is taken in the quadratic form (see Discrete).
+        bool body{false};
+        NodeInertia inertia;
     };
     // Residual of the variant at unknowns u; also returns q1, v1, p1, lambda.
     void Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r);

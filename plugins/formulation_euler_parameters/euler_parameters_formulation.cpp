@@ -60,6 +60,21 @@ void AddDense(std::vector<Trip>& t, int r0, int c0, const Eigen::MatrixXd& b) {
         for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
 }
 
+// Coupling of a centre of mass off the node, (6)-(7) of the header: with S = R(e) s, w = G e',
+// alpha_a = G e'' and beta = d(G)/dt e' = -(2/|e|^2)(e.e') w (E(e') e' = 0):
+//   Ma_x += alpha_a x S,  Ma_e += G^T (S x x''),  f_x += beta x S + w x (w x S).
+struct Coupling {
+    Vec3 S, w, beta;
+    double n2{1.0}, ede{0.0};
+    Coupling(const Vec4& e, const Vec4& ed, const Mat3& R, const Vec3& s) {
+        n2 = e.squaredNorm();
+        ede = e.dot(ed);
+        S = R * s;
+        w = GMatrix(e) * ed;
+        beta = -(2.0 / n2) * ede * w;
+    }
+};
+
 Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<Trip>& t) {
     Eigen::SparseMatrix<double> m(rows, cols);
     m.setFromTriplets(t.begin(), t.end());
@@ -87,13 +102,7 @@ EulerParametersFormulation::EulerParametersFormulation(const Model& model) : mod
         if (dynamic && inertia[i].m <= 0.0)
             throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
                            " has no mass: attach a body or make it static");
-        if (inertia[i].s.norm() > 1e-12 * std::max(1.0, inertia[i].m))
-            throw RunError(
-                "formulation 'euler parameters': structural node " +
-                std::to_string(mnodes[i].label) +
-                " carries a body whose centre of mass is off the node (first moment s = m c "
-                "!= 0); the coupling terms are not implemented: put the node at the centre "
-                "of mass, or use the cgr formulation");
+        nodes_[i].offset_mass = inertia[i].s.norm() > 0.0;
     }
     nv_ = kNodeCoords * nn;
     BuildElementTable(model_, states_, "euler parameters", nm_elements_, elements_, ptrs_,
@@ -164,6 +173,13 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         f.segment<4>(o + 3) = 8.0 * L.transpose() * L * LMatrix(ed).transpose() * J * L * ed  // (3)
                               + e * lambda[unit_offset(static_cast<int>(i))];
         phi[unit_offset(static_cast<int>(i))] = 0.5 * (e.squaredNorm() - 1.0);  // (4)
+        if (nd.offset_mass) {                                                   // (6), (7)
+            const Coupling c(e, ed, states_[i].R, nd.inertia.s);
+            const Mat34 G = GMatrix(e);
+            Ma.segment<3>(o) += (G * ea).cross(c.S);
+            Ma.segment<4>(o + 3) += G.transpose() * c.S.cross(Vec3(a.segment<3>(o)));
+            f.segment<3>(o) += c.beta.cross(c.S) + c.w.cross(c.w.cross(c.S));
+        }
     }
     const auto& elems = model_.elements();
     const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
@@ -220,6 +236,27 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         // Static and translational blocks keep a fixed pattern.
         AddDense(tk, o, o, Mat3::Zero());
         AddDense(tc, o, o, Mat3::Zero());
+        if (nd.offset_mass) {  // derivatives of (6), (7)
+            const Coupling cp(e, ed, states_[i].R, nd.inertia.s);
+            const Mat34 G = GMatrix(e);
+            const Mat3 Ss = Skew(cp.S), ws = Skew(cp.w);
+            const Mat34 dS = -Ss * G;  // dS/de
+            const Vec3 aa = G * ea, xa = a.segment<3>(o);
+            AddDense(tm, o, o + 3, -Ss * G);
+            AddDense(tm, o + 3, o, G.transpose() * Ss);
+            AddDense(tkq, o, o + 3, -Ss * GTimesDerivative(e, ea) + Skew(aa) * dS);
+            AddDense(tkq, o + 3, o + 3,
+                     GTransposeTimesDerivative(e, cp.S.cross(xa)) - G.transpose() * Skew(xa) * dS);
+            // f_x = beta x S + w x (w x S); d(w x (w x S))/dw = -skew(w x S) - skew(w) skew(S).
+            const Mat3 dfdw = -Skew(cp.w.cross(cp.S)) - ws * Ss;
+            const Mat34 dwde = GTimesDerivative(e, ed);
+            const Mat34 dbeta_ded = -(2.0 / cp.n2) * (cp.w * e.transpose() + cp.ede * G);
+            const Mat34 dbeta_de = -(2.0 / cp.n2) * (cp.w * ed.transpose() + cp.ede * dwde) +
+                                   (4.0 / (cp.n2 * cp.n2)) * cp.ede * cp.w * e.transpose();
+            AddDense(tc, o, o + 3, -Ss * dbeta_ded + dfdw * G);
+            AddDense(tk, o, o + 3,
+                     -Ss * dbeta_de + Skew(cp.beta) * dS + dfdw * dwde + ws * ws * dS);
+        }
     }
     const auto& elems = model_.elements();
     const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
@@ -384,7 +421,7 @@ std::string EulerParametersFormulation::DescribeEquation(int row) const {
 Invariants EulerParametersFormulation::ComputeInvariants() const {
     Invariants inv;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);  // s = 0: nodes at the CoM
+        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
     }
     const auto& elems = model_.elements();
     const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();

@@ -10,7 +10,7 @@
 //   (1) dtheta = G(e) de,  w = G(e) e',  G(e) = (2/|e|^2) E(e)    spatial increments, spatial w
 //       (= 2 E(e) de on |e| = 1; body frame: 2 L(e) de, [paper] eq. (3))
 //
-// Equations of motion per node (J the body-frame inertia about the node, m the mass):
+// Equations of motion per node (J the body-frame inertia about the node, m the mass; for s = 0):
 //
 //   (2) m x'' - F                                                          = 0   (3 rows)
 //   (3) 4 L^T J L e'' + 8 L^T L L(e')^T J L e' - G^T M_W + e lambda_e      = 0   (4 rows)
@@ -24,10 +24,18 @@
 // + e lambda_e with P = diag(I, G). Element K, C, L, phi_q are mapped with P and with
 // dw/de = d(G(e) e')/de = -(2/|e|^2) E(e') - (4/|e|^4) E(e) e' e^T.
 //
-// Limits (refused with a message): bodies whose centre of mass is off the node (s != 0: the
-// translational/rotational coupling terms are not implemented; put the node at the centre of
-// mass, as the heavy-top deck does) and velocity-level constraint rows (phi depends on q only
-// in the second-order interface).
+// A centre of mass off the node (first moment s = m c != 0 in the body frame, J then the inertia
+// about the node) adds the Newton-Euler coupling about a moving reference point, with
+// S = R s, w = G e', alpha = d(G e')/dt = G e'' + beta, beta = dG/dt e' = -(2/|e|^2)(e.e') w
+// (E(e') e' = 0):
+//
+//   (6) translational rows (2) += alpha x S + w x (w x S)      (acceleration of the CoM)
+//   (7) rotational rows (3)    += G^T (S x x'')                 (moment of the node's acceleration)
+//
+// so that M(q) = [m I, -skew(S) G; G^T skew(S), 4 L^T J L] stays symmetric.
+//
+// Limits (refused with a message): velocity-level constraint rows (phi depends on q only in the
+// second-order interface).
 //
 // Initial conditions: v from the initial twists (e' = E(e)^T w / 2, so e^T e' = 0); a and the
 // multipliers from one linear solve [M, L; B, 0] (a; lambda) = (-f(lambda = 0); -phi_dd), phi_dd
@@ -97,6 +105,7 @@ class EulerParametersFormulation final : public Formulation, public SecondOrderP
     struct NodeData {
         int offset{0};  // in q and v (7 per node)
         NodeInertia inertia;
+        bool offset_mass{false};  // s != 0: the coupling terms (6), (7)
     };
     using ElementData = ElementSlot;
     void ComputeStates(const Eigen::VectorXd& v);
