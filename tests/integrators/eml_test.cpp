@@ -178,8 +178,9 @@ TEST_CASE("eml: steady-precession heavy top, energy and vertical momentum, order
     // x + R d = 0 is equivariant, not invariant, under rotations about the vertical; its
     // Gonzalez discrete gradient then changes the momentum map by h lambda.(e3 x phi(q_mid)),
     // O(h^3) per step at most (the paper's top is a rotation-only model about the fixed tip:
-    // tip-node.mbd, tested below to round-off; see DESIGN.md, `eml`). Measured: 1.3e-4, 9.0e-6, 5.8e-7 relative, local
-    // order 3.97 (the h^3 term cancels in steady precession). Asserted: order 4 within 5 %.
+    // tip-node.mbd, tested below to round-off; see DESIGN.md, `eml`).
+    // Measured: 1.3e-4, 9.0e-6, 5.8e-7 relative, local order 3.97 (the h^3 term cancels in steady
+    // precession). Asserted: order 4 within 5 %.
     const std::vector<double> pl = test::Orders(dLs);
     MESSAGE("per-step momentum change orders " << pl[0] << " " << pl[1]);
     CHECK(pl[1] == doctest::Approx(4.0).epsilon(0.05));
