@@ -19,6 +19,7 @@
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/output.hpp"
+#include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep {
 namespace {
@@ -67,6 +68,10 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     for (const auto& e : m.elements()) counts[e->statement() + " " + e->type()]++;
     int dynamic = 0;
     for (const auto& n : m.nodes()) dynamic += n.kind == NodeKind::kDynamic;
+    const int unknowns = f.first_order()    ? static_cast<int>(f.first_order()->pattern().rows())
+                         : f.second_order() ? f.second_order()->num_velocities() +
+                                                  f.second_order()->num_constraints()
+                                            : 0;
     os << "mbstep model summary\n"
        << "deck: " << deck.path << "\n"
        << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
@@ -74,13 +79,10 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     os << "gravity: " << (m.gravity() ? "yes" : "no") << "\n"
        << "formulation: " << f.name() << "\n"
        << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"
-       << "unknowns: "
-       << (f.first_order() ? static_cast<int>(f.first_order()->pattern().rows())
-           : f.second_order()
-               ? f.second_order()->num_velocities() + f.second_order()->num_constraints()
-               : 0)
-       << "\n"
+       << "unknowns: " << unknowns << "\n"
        << "linear solver: " << deck.settings.solver.linear_solver;
+    if (deck.settings.solver.linear_solver == "auto")
+        os << " (" << (unknowns <= kDenseMaxUnknowns ? "naive" : "klu") << ")";
     if (!deck.settings.solver.linear_solver_requested.empty() &&
         deck.settings.solver.linear_solver_requested != deck.settings.solver.linear_solver)
         os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";

@@ -96,7 +96,7 @@ end: control data;
     CHECK(s.solver.derivatives_coefficient_auto);
     CHECK(s.solver.modified_newton);
     CHECK(s.solver.modified_newton_iterations == 5);
-    CHECK(s.solver.linear_solver == "klu");
+    CHECK(s.solver.linear_solver == "naive");  // dense LU
     CHECK(s.solver.linear_solver_requested == "naive");
     CHECK(s.output_iterations);
     CHECK(s.output_residual);
@@ -113,11 +113,29 @@ end: control data;
     CHECK(s.skip_initial_joint_assembly);
     CHECK(s.title == "a title");
     CHECK(s.default_output);
-    CHECK(s.solver.linear_solver == "klu");
     CHECK(s.solver.linear_solver_ordering == "colamd");  // MBDyn's `colamd` option
-    REQUIRE_FALSE(d.warnings.empty());                   // naive -> klu is reported
-    CHECK(d.warnings[0].find("linear solver 'naive' is not available; using klu") !=
+    bool ordering_warned = false;                        // ... which naive does not use
+    for (const std::string& w : d.warnings)
+        ordering_warned |= w.find("the ordering applies to klu only") != std::string::npos;
+    CHECK(ordering_warned);
+}
+
+TEST_CASE("deck: linear solvers we do not have map to klu with a warning; default auto") {
+    auto read = [](const std::string& statement) {
+        return Read("begin: initial value;\n    final time: 1.;\n    " + statement +
+                    "\n    method: test-method;\nend: initial value;\n"
+                    "begin: control data;\n    structural nodes: 0;\n"
+                    "end: control data;\n");
+    };
+    const Deck d = read("linear solver: umfpack;");
+    CHECK(d.settings.solver.linear_solver == "klu");
+    CHECK(d.settings.solver.linear_solver_requested == "umfpack");
+    REQUIRE_FALSE(d.warnings.empty());
+    CHECK(d.warnings[0].find("linear solver 'umfpack' is not available; using klu") !=
           std::string::npos);
+    CHECK(read("tolerance: 1e-6;").settings.solver.linear_solver == "auto");
+    CHECK(read("linear solver: naive;").settings.solver.linear_solver == "naive");
+    CHECK(read("linear solver: klu;").settings.solver.linear_solver == "klu");
 }
 
 TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {

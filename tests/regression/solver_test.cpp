@@ -162,3 +162,82 @@ TEST_CASE("cgr chain: KLU relative residual at round-off at h = 1e-6") {
         CHECK(rel <= 1e-14);
     }
 }
+
+// `naive` (dense LU with partial pivoting, the default for small systems through `auto`).
+TEST_CASE("naive dense LU: solutions, pivoting, singularity, condition; auto picks by size") {
+    // The chain's Newton matrix (150 unknowns) at h = 1e-3 and 1e-6: same backward error bound
+    // as KLU's, and the two solutions agree to round-off relative to the condition number.
+    for (const double h : {1e-3, 1e-6}) {
+        INFO("h = ", h);
+        ChainRun r = RunChain(h, 3 * h, [](SolverSettings&) {});
+        REQUIRE(r.s.completed);
+        const Eigen::SparseMatrix<double>& A = r.deck.integrator->newton_solver()->matrix();
+        auto naive = MakeLinearSolver("naive"), klu = MakeLinearSolver("klu");
+        naive->Analyze(A);
+        klu->Analyze(A);
+        REQUIRE(naive->Factor(A));
+        REQUIRE(naive->Factor(A));  // refactoring the same pattern
+        REQUIRE(klu->Factor(A));
+        std::mt19937 gen(3);
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        Eigen::VectorXd b(A.rows());
+        for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = u(gen);
+        Eigen::VectorXd x = b, y = b;
+        naive->Solve(x);
+        klu->Solve(y);
+        const double norm_a = (A.cwiseAbs() * Eigen::VectorXd::Ones(A.cols())).maxCoeff();
+        const double rel = (A * x - b).lpNorm<Eigen::Infinity>() /
+                           (norm_a * x.lpNorm<Eigen::Infinity>() + b.lpNorm<Eigen::Infinity>());
+        const double cond = naive->ConditionEstimate();
+        MESSAGE("h = ", h, ": naive relative residual ", rel, ", cond_1 ", cond, " (klu condest ",
+                klu->ConditionEstimate(), "), |x - x_klu| / |x| ",
+                (x - y).lpNorm<Eigen::Infinity>() / x.lpNorm<Eigen::Infinity>());
+        CHECK(rel <= 1e-14);
+        CHECK((x - y).lpNorm<Eigen::Infinity>() <= 1e-13 * cond * x.lpNorm<Eigen::Infinity>());
+        // The exact 1-norm condition number (dense inverse) against the solver's.
+        const Eigen::MatrixXd D(A);
+        const double exact = D.cwiseAbs().colwise().sum().maxCoeff() *
+                             D.inverse().cwiseAbs().colwise().sum().maxCoeff();
+        CHECK(cond == doctest::Approx(exact).epsilon(1e-6));
+        // klu_condest is a lower bound of the exact value.
+        CHECK(klu->ConditionEstimate() <= exact * (1 + 1e-9));
+    }
+    // Pivoting: a zero diagonal and a pivot that must come from below.
+    Eigen::MatrixXd P(3, 3);
+    P << 0.0, 2.0, 1.0, 1.0, 0.0, 3.0, 4.0, 1.0, 0.0;
+    const Eigen::SparseMatrix<double> S = P.sparseView();
+    auto naive = MakeLinearSolver("naive");
+    naive->Analyze(S);
+    REQUIRE(naive->Factor(S));
+    Eigen::VectorXd x(3);
+    x << 1.0, 2.0, 3.0;
+    const Eigen::VectorXd b = x;
+    naive->Solve(x);
+    CHECK((P * x - b).norm() <= 1e-14);
+    CHECK(naive->ReciprocalCondition() > 0.0);
+    // Exactly singular: refused (a zero pivot), not a NaN solution.
+    Eigen::MatrixXd Z = P;
+    Z.row(2) = Z.row(0) + Z.row(1);
+    const Eigen::SparseMatrix<double> SZ = Z.sparseView();
+    naive->Analyze(SZ);
+    CHECK_FALSE(naive->Factor(SZ));
+    CHECK(naive->ReciprocalCondition() == 0.0);
+    // auto: naive up to kDenseMaxUnknowns, klu above.
+    for (const int n : {kDenseMaxUnknowns, kDenseMaxUnknowns + 1}) {
+        Eigen::SparseMatrix<double> I(n, n);
+        I.setIdentity();
+        auto a = MakeLinearSolver("auto");
+        a->Analyze(I);
+        CHECK(a->name() == (n <= kDenseMaxUnknowns ? "naive" : "klu"));
+        REQUIRE(a->Factor(I));
+    }
+}
+
+TEST_CASE("heavy top: naive and klu give the same run") {
+    const Outcome klu = RunTop([](SolverSettings& s) { s.linear_solver = "klu"; });
+    const Outcome naive = RunTop([](SolverSettings& s) { s.linear_solver = "naive"; });
+    REQUIRE(klu.s.completed);
+    REQUIRE(naive.s.completed);
+    CHECK(naive.s.iterations == klu.s.iterations);
+    CHECK((naive.x - klu.x).norm() <= 1e-10);
+}

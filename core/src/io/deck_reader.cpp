@@ -427,8 +427,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             "linear solver", {"naive", "umfpack", "klu", "y12", "lapack", "superlu", "taucs",
                               "watson", "pastix", "qr", "spqr", "sparselu", "harwell", "meschach"});
         s.linear_solver_requested = name;
-        s.linear_solver = name == "sparselu" ? "sparselu" : "klu";
-        if (name != "klu" && name != "sparselu")
+        s.linear_solver = name == "sparselu" || name == "naive" ? name : "klu";
+        if (name != "klu" && name != "sparselu" && name != "naive")
             in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
         // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
         // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
@@ -458,7 +458,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                 in_.SkipArguments();  // scale, ... (KLU scales rows by their max itself)
             }
         }
-        if (s.linear_solver != "klu" && s.linear_solver_ordering != "auto")
+        if (s.linear_solver != "klu" && s.linear_solver != "auto" &&
+            s.linear_solver_ordering != "auto")
             in_.Warn(at, "the ordering applies to klu only");
     } else if (Is(key, "output")) {
         do {

@@ -8,6 +8,8 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 #include "mbstep/common.hpp"
 
@@ -172,6 +174,134 @@ class KluSolver final : public LinearSolver {
     std::vector<int> colptr_, rowind_;
 };
 
+// `naive`: dense LU with partial pivoting on the full matrix, for small systems where KLU's
+// per-call overhead dominates (docs/DESIGN.md, "Solver services"; MBDyn's `naive` is likewise its
+// solver for small problems). Right-looking, column-major, row interchanges recorded in piv_
+// (LAPACK getrf's unblocked algorithm); the column updates skip zero multipliers, which keeps
+// the sparse Newton matrices cheap. No allocation after Analyze().
+class DenseLuSolver final : public LinearSolver {
+  public:
+    std::string name() const override { return "naive"; }
+    void Analyze(const Eigen::SparseMatrix<double>& A) override {
+        n_ = static_cast<int>(A.rows());
+        a_.assign(static_cast<size_t>(n_) * n_, 0.0);
+        piv_.assign(n_, 0);
+        factored_ = false;
+    }
+    bool Factor(const Eigen::SparseMatrix<double>& A) override {
+        const int n = n_;
+        double* a = a_.data();
+        std::fill(a_.begin(), a_.end(), 0.0);
+        norm1_ = 0.0;
+        for (int j = 0; j < n; ++j) {
+            double col = 0.0;
+            for (Eigen::SparseMatrix<double>::InnerIterator it(A, j); it; ++it) {
+                a[static_cast<size_t>(j) * n + it.row()] = it.value();
+                col += std::abs(it.value());
+            }
+            norm1_ = std::max(norm1_, col);
+        }
+        double umax = 0.0, umin = std::numeric_limits<double>::infinity();
+        for (int k = 0; k < n; ++k) {
+            double* ck = a + static_cast<size_t>(k) * n;
+            int p = k;
+            double best = std::abs(ck[k]);
+            for (int i = k + 1; i < n; ++i)
+                if (std::abs(ck[i]) > best) best = std::abs(ck[i]), p = i;
+            piv_[k] = p;
+            if (!(best > 0.0) || !std::isfinite(best)) {  // exactly singular, or NaN/Inf
+                factored_ = false;
+                rcond_ = 0.0;
+                return false;
+            }
+            umax = std::max(umax, best);
+            umin = std::min(umin, best);
+            if (p != k)
+                for (int j = 0; j < n; ++j)
+                    std::swap(a[static_cast<size_t>(j) * n + k], a[static_cast<size_t>(j) * n + p]);
+            const double inv = 1.0 / ck[k];
+            for (int i = k + 1; i < n; ++i) ck[i] *= inv;
+            for (int j = k + 1; j < n; ++j) {
+                double* cj = a + static_cast<size_t>(j) * n;
+                const double m = cj[k];
+                if (m == 0.0) continue;
+                for (int i = k + 1; i < n; ++i) cj[i] -= ck[i] * m;
+            }
+        }
+        rcond_ = n > 0 ? umin / umax : 1.0;
+        factored_ = true;
+        return true;
+    }
+    void Solve(Eigen::VectorXd& b) override {
+        const int n = n_;
+        const double* a = a_.data();
+        double* x = b.data();
+        for (int k = 0; k < n; ++k)
+            if (piv_[k] != k) std::swap(x[k], x[piv_[k]]);
+        for (int k = 0; k < n; ++k) {  // L y = P b (unit diagonal), column-oriented
+            const double xk = x[k];
+            if (xk == 0.0) continue;
+            const double* ck = a + static_cast<size_t>(k) * n;
+            for (int i = k + 1; i < n; ++i) x[i] -= ck[i] * xk;
+        }
+        for (int k = n - 1; k >= 0; --k) {  // U x = y
+            const double* ck = a + static_cast<size_t>(k) * n;
+            x[k] /= ck[k];
+            const double xk = x[k];
+            for (int i = 0; i < k; ++i) x[i] -= ck[i] * xk;
+        }
+    }
+    /// Smallest over largest pivot magnitude (as klu_rcond).
+    double ReciprocalCondition() override { return factored_ ? rcond_ : 0.0; }
+    /// ||A||_1 ||A^-1||_1, A^-1 column by column (a diagnostic for small systems).
+    double ConditionEstimate() override {
+        if (!factored_) return 0.0;
+        double inv1 = 0.0;
+        Eigen::VectorXd e(n_);
+        for (int j = 0; j < n_; ++j) {
+            e.setZero();
+            e[j] = 1.0;
+            Solve(e);
+            inv1 = std::max(inv1, e.lpNorm<1>());
+        }
+        return norm1_ * inv1;
+    }
+    long FactorNonzeros() const override { return long(n_) * n_; }
+    Ordering ordering() const override { return Ordering::kNatural; }
+
+  private:
+    int n_{0};
+    bool factored_{false};
+    double rcond_{0.0}, norm1_{0.0};
+    std::vector<double> a_;  // column-major LU factors (unit L below the diagonal)
+    std::vector<int> piv_;
+};
+
+// `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns, `klu` above, chosen at
+// Analyze() from the size of the system.
+class AutoSolver final : public LinearSolver {
+  public:
+    explicit AutoSolver(Ordering ordering) : ordering_(ordering) {}
+    std::string name() const override { return impl_ ? impl_->name() : "auto"; }
+    void Analyze(const Eigen::SparseMatrix<double>& A) override {
+        if (A.rows() <= kDenseMaxUnknowns)
+            impl_ = std::make_unique<DenseLuSolver>();
+        else
+            impl_ = std::make_unique<KluSolver>(ordering_);
+        impl_->Analyze(A);
+    }
+    bool Factor(const Eigen::SparseMatrix<double>& A) override { return impl_->Factor(A); }
+    void Solve(Eigen::VectorXd& b) override { impl_->Solve(b); }
+    double ReciprocalCondition() override { return impl_ ? impl_->ReciprocalCondition() : 0.0; }
+    double ConditionEstimate() override { return impl_ ? impl_->ConditionEstimate() : 0.0; }
+    long FactorNonzeros() const override { return impl_ ? impl_->FactorNonzeros() : -1; }
+    Ordering ordering() const override { return impl_ ? impl_->ordering() : ordering_; }
+
+  private:
+    Ordering ordering_;
+    std::unique_ptr<LinearSolver> impl_;
+};
+
 class SparseLuSolver final : public LinearSolver {
   public:
     std::string name() const override { return "sparselu"; }
@@ -189,9 +319,11 @@ class SparseLuSolver final : public LinearSolver {
 }  // namespace
 
 std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name, Ordering ordering) {
+    if (name == "auto") return std::make_unique<AutoSolver>(ordering);
     if (name == "klu") return std::make_unique<KluSolver>(ordering);
+    if (name == "naive") return std::make_unique<DenseLuSolver>();
     if (name == "sparselu") return std::make_unique<SparseLuSolver>();
-    throw RunError("unknown linear solver '" + name + "'; accepted: klu, sparselu");
+    throw RunError("unknown linear solver '" + name + "'; accepted: auto, klu, naive, sparselu");
 }
 
 }  // namespace mbstep

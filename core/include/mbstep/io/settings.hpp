@@ -20,7 +20,7 @@ struct SolverSettings {
     bool max_iterations_at_most{false};
     bool modified_newton{false};
     int modified_newton_iterations{0};    ///< refactor every N iterations (MBDyn `modified, N`)
-    std::string linear_solver{"klu"};     ///< "klu" | "sparselu"
+    std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)
     std::string linear_solver_ordering{"auto"};  ///< KLU: auto | amd | colamd | natural | rcm
     bool time_linear_solver{false};              ///< diagnostic: accumulate factor/solve wall time

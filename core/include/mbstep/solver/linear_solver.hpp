@@ -69,8 +69,13 @@ class LinearSolver {
     LinearSolverTiming timing_;
 };
 
-/// "klu" (default) or "sparselu"; throws RunError for other names. The ordering applies to
-/// KLU only (SparseLU always uses COLAMD).
+/// Systems up to this many unknowns are solved densely by `auto` (measured crossover of a
+/// dense LU against a KLU refactorization + solve, docs/PERFORMANCE.md, "Sparse solver").
+constexpr int kDenseMaxUnknowns = 100;
+
+/// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, "klu" above), "klu", "naive"
+/// (dense LU with partial pivoting) or "sparselu"; throws RunError for other names. The
+/// ordering applies to KLU only (SparseLU always uses COLAMD).
 std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name,
                                                Ordering ordering = Ordering::kAuto);
 
