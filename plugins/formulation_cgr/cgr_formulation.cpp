@@ -7,6 +7,7 @@
 
 #include <Eigen/SparseLU>
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "mbstep/assembly/assembly.hpp"
@@ -64,6 +65,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         off += nd.dynamic ? kDynamicDofs : kStaticDofs;
     }
     const int node_dofs = off;
+    node_dofs_ = node_dofs;
     elements_.resize(elems.size());
     state_ptr_offset_.resize(elems.size());
     int ptrs = 0;
@@ -118,10 +120,8 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         NodeData& nd = nodes_[i];
         if (!nd.dynamic) continue;
         const FrameState& s = states_[i];
-        const Vec3 S = s.R * nd.inertia.s;
-        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        y_.segment<3>(nd.offset + 6) = nd.inertia.m * s.v + s.w.cross(S);
-        y_.segment<3>(nd.offset + 9) = S.cross(s.v) + J * s.w;
+        y_.segment<3>(nd.offset + 6) = nd.inertia.m * s.v + s.w.cross(nd.S);
+        y_.segment<3>(nd.offset + 9) = nd.S.cross(s.v) + nd.J * s.w;
     }
     states_dirty_ = true;
 }
@@ -172,22 +172,38 @@ void CgrFormulation::BuildPattern() {
     }
 }
 
+void CgrFormulation::UpdateNodeState(size_t i) const {
+    NodeData& nd = nodes_[i];
+    FrameState& s = states_[i];
+    s.x = y_.segment<3>(nd.offset);
+    s.v = yp_.segment<3>(nd.offset);
+    // The maps depend on g, g' (and the reference): skipped when their bits did not change,
+    // e.g. Jacobian() after Residual() at the same Newton point.
+    const double* g_bits = y_.data() + nd.offset + 3;
+    const double* gp_bits = yp_.data() + nd.offset + 3;
+    if (nd.maps_valid && std::memcmp(g_bits, nd.at.data(), 3 * sizeof(double)) == 0 &&
+        std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) == 0)
+        return;
+    const Vec3 g = y_.segment<3>(nd.offset + 3);
+    const Vec3 gp = yp_.segment<3>(nd.offset + 3);
+    nd.Rg = CgrRotation(g);
+    nd.G = CgrG(g);
+    const Vec3 Rw = nd.Rg * nd.w_ref;
+    nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Rw) * nd.G;
+    s.R = nd.Rg * nd.R_ref;
+    s.w = nd.G * gp + Rw;
+    if (nd.dynamic) {
+        nd.S = s.R * nd.inertia.s;
+        nd.J = s.R * nd.inertia.J * s.R.transpose();
+    }
+    std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
+    std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
+    nd.maps_valid = true;
+}
+
 void CgrFormulation::ComputeStates() const {
     if (!states_dirty_) return;
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        NodeData& nd = nodes_[i];
-        const Vec3 g = y_.segment<3>(nd.offset + 3);
-        const Vec3 gp = yp_.segment<3>(nd.offset + 3);
-        nd.Rg = CgrRotation(g);
-        nd.G = CgrG(g);
-        const Vec3 Rw = nd.Rg * nd.w_ref;
-        nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Rw) * nd.G;
-        FrameState& s = states_[i];
-        s.x = y_.segment<3>(nd.offset);
-        s.R = nd.Rg * nd.R_ref;
-        s.v = yp_.segment<3>(nd.offset);
-        s.w = nd.G * gp + Rw;
-    }
+    Parallel([&] { ForEachNode([&](size_t i) { UpdateNodeState(i); }); });
     states_dirty_ = false;
 }
 
@@ -210,6 +226,29 @@ void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) 
 }
 
 template <class F>
+void CgrFormulation::Parallel(F&& f) const {
+    if (threads_ <= 1) {
+        f();
+        return;
+    }
+    // One arena for the formulation's life (creating one per call allocates).
+    if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+    arena_->execute(f);
+}
+
+template <class F>
+void CgrFormulation::ForEachNode(F&& f) const {
+    if (threads_ <= 1) {
+        for (size_t i = 0; i < nodes_.size(); ++i) f(i);
+        return;
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nodes_.size(), 16),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                          for (size_t i = range.begin(); i != range.end(); ++i) f(i);
+                      });
+}
+
+template <class F>
 void CgrFormulation::ForEachElementColored(F&& f) const {
     if (threads_ <= 1) {
         ElementBlock& block = scratch_.local();  // one thread-local lookup per pass
@@ -217,143 +256,153 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
             for (int e : color) f(e, block);
         return;
     }
-    // One arena for the formulation's life (creating one per call allocates).
-    if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
-    arena_->execute([&] {
-        for (const auto& color : colors_)
-            tbb::parallel_for(tbb::blocked_range<size_t>(0, color.size()),
-                              [&](const tbb::blocked_range<size_t>& range) {
-                                  ElementBlock& block = scratch_.local();
-                                  for (size_t k = range.begin(); k != range.end(); ++k)
-                                      f(color[k], block);
-                              });
-    });
+    for (const auto& color : colors_)
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, color.size(), 8),
+                          [&](const tbb::blocked_range<size_t>& range) {
+                              ElementBlock& block = scratch_.local();
+                              for (size_t k = range.begin(); k != range.end(); ++k)
+                                  f(color[k], block);
+                          });
 }
 
 void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
-    states_dirty_ = true;  // y, y' may have been written directly (prediction, tests)
-    ComputeStates();
-    r.setZero(n_);
-    // Inertia terms (1)-(4) of dynamic nodes.
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        const NodeData& nd = nodes_[i];
-        if (!nd.dynamic) continue;
-        const FrameState& s = states_[i];
-        const int o = nd.offset;
-        const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
-        const Vec3 S = s.R * nd.inertia.s;
-        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        r.segment<3>(o) = -yp_.segment<3>(o + 6);                        // (1)
-        r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);  // (2)
-        r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(S);  // (3)
-        r.segment<3>(o + 9) = gamma - S.cross(s.v) - J * s.w;            // (4)
-    }
-    // Element forces and constraints.
+    // y, y' may have been written directly (prediction, tests): every node's state is brought
+    // up to date in the node pass (its rotation maps only where g, g' changed).
+    r.resize(n_);
+    r.tail(n_ - node_dofs_).setZero();  // every multiplier row is written below
     const auto& elems = model_.elements();
-    ForEachElementColored([&](int e, ElementBlock& b) {
-        EvaluateElement(e, b, false);
-        const auto& en = elems[e]->nodes();
-        for (size_t a = 0; a < en.size(); ++a)
-            r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
-        const ElementData& ed = elements_[e];
-        for (int j = 0; j < ed.m; ++j)
-            r[ed.mult_offset + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+    Parallel([&] {
+        // Node pass: state and inertia terms (1)-(4) of dynamic nodes; static nodes' rows
+        // start at zero.
+        ForEachNode([&](size_t i) {
+            UpdateNodeState(i);
+            const NodeData& nd = nodes_[i];
+            const int o = nd.offset;
+            if (!nd.dynamic) {
+                r.segment<kStaticDofs>(o).setZero();
+                return;
+            }
+            const FrameState& s = states_[i];
+            const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
+            r.segment<3>(o) = -yp_.segment<3>(o + 6);                           // (1)
+            r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);     // (2)
+            r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(nd.S);  // (3)
+            r.segment<3>(o + 9) = gamma - nd.S.cross(s.v) - nd.J * s.w;         // (4)
+        });
+        // Element forces and constraints, colour by colour.
+        ForEachElementColored([&](int e, ElementBlock& b) {
+            EvaluateElement(e, b, false);
+            const auto& en = elems[e]->nodes();
+            for (size_t a = 0; a < en.size(); ++a)
+                r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
+            const ElementData& ed = elements_[e];
+            for (int j = 0; j < ed.m; ++j)
+                r[ed.mult_offset + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+        });
     });
+    states_dirty_ = false;
 }
 
 void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
-    states_dirty_ = true;
-    ComputeStates();
+    // Values are written column by column: each node pass zeroes its node's columns (all rows)
+    // and writes its inertia block; the multiplier columns are zeroed here. Then the element
+    // colours add in a fixed order, so every value is the same sum for any number of threads.
     double* values = Jm.valuePtr();
-    std::fill(values, values + Jm.nonZeros(), 0.0);
-    const Mat3 I = Mat3::Identity();
-    // Inertia blocks of dynamic nodes; columns (x', g', beta', gamma') + c d/d(x, g, beta, gamma).
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        const NodeData& nd = nodes_[i];
-        if (!nd.dynamic) continue;
-        const FrameState& s = states_[i];
-        const int o = nd.offset;
-        const Vec3 beta = y_.segment<3>(o + 6);
-        const Vec3 S = s.R * nd.inertia.s;
-        const Mat3 J = s.R * nd.inertia.J * s.R.transpose();
-        const Mat3 Sx = Skew(S);
-        Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
-        B.block<3, 3>(0, 6) = -I;                 // (1) beta'
-        B.block<3, 3>(3, 9) = -I;                 // (2) gamma'
-        B.block<3, 3>(3, 0) = Skew(beta);         // (2) x'
-        B.block<3, 3>(3, 6) = -c * Skew(s.v);     // (2) beta
-        B.block<3, 3>(6, 6) = c * I;              // (3) beta
-        B.block<3, 3>(6, 0) = -nd.inertia.m * I;  // (3) x'
-        B.block<3, 3>(6, 3) = Sx * nd.G + c * (Sx * nd.Omega + Skew(s.w) * Sx * nd.G);  // (3) g', g
-        B.block<3, 3>(9, 9) = c * I;                                                    // (4) gamma
-        B.block<3, 3>(9, 0) = -Sx;                                                      // (4) x'
-        B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
-                                               J * Skew(s.w) * nd.G - J * nd.Omega);  // (4) g', g
-        AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
-    }
-    // Element blocks mapped to (x', g') columns.
+    const int* outer = Jm.outerIndexPtr();
+    std::fill(values + outer[node_dofs_], values + Jm.nonZeros(), 0.0);
     const auto& elems = model_.elements();
-    ForEachElementColored([&](int e, ElementBlock& b) {
-        EvaluateElement(e, b, true);
-        const auto& en = elems[e]->nodes();
-        const int k = static_cast<int>(en.size());
-        const ElementData& ed = elements_[e];
-        const int* slots = ed.slots.data();
-        Eigen::Matrix<double, 6, 6> blk;
-        for (int a = 0; a < k; ++a)
-            for (int bb = 0; bb < k; ++bb) {
-                const NodeData& nb = nodes_[en[bb]];
-                const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
-                const auto C = b.C.block<6, 6>(6 * a, 6 * bb);
-                // An all-zero block (most of them: e.g. a hinge couples its nodes only through
-                // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
-                const bool k_zero = K.isZero(0.0), c_zero = C.isZero(0.0);
-                if (k_zero && c_zero) continue;
-                if (c_zero) {
-                    blk.leftCols<3>() = -(c * K.leftCols<3>());
-                    blk.rightCols<3>() = -(c * (K.rightCols<3>() * nb.G));
-                    AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
-                    continue;
-                }
-                blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
-                blk.rightCols<3>() = -(C.rightCols<3>() * nb.G +
-                                       c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
-                AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
-            }
-        if (ed.m > 0) {
-            const int* lslots = slots + k * k * 6;
+    Parallel([&] {
+        // Inertia blocks of dynamic nodes; columns (x', g', beta', gamma') + c d/d(x, g, beta,
+        // gamma).
+        ForEachNode([&](size_t i) {
+            UpdateNodeState(i);
+            const NodeData& nd = nodes_[i];
+            const int o = nd.offset;
+            std::fill(values + outer[o],
+                      values + outer[o + (nd.dynamic ? kDynamicDofs : kStaticDofs)], 0.0);
+            if (!nd.dynamic) return;
+            const Mat3 I = Mat3::Identity();
+            const FrameState& s = states_[i];
+            const Vec3 beta = y_.segment<3>(o + 6);
+            const Mat3& J = nd.J;
+            const Mat3 Sx = Skew(nd.S);
+            Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
+            B.block<3, 3>(0, 6) = -I;                 // (1) beta'
+            B.block<3, 3>(3, 9) = -I;                 // (2) gamma'
+            B.block<3, 3>(3, 0) = Skew(beta);         // (2) x'
+            B.block<3, 3>(3, 6) = -c * Skew(s.v);     // (2) beta
+            B.block<3, 3>(6, 6) = c * I;              // (3) beta
+            B.block<3, 3>(6, 0) = -nd.inertia.m * I;  // (3) x'
+            B.block<3, 3>(6, 3) =
+                Sx * nd.G + c * (Sx * nd.Omega + Skew(s.w) * Sx * nd.G);  // (3) g', g
+            B.block<3, 3>(9, 9) = c * I;                                  // (4) gamma
+            B.block<3, 3>(9, 0) = -Sx;                                    // (4) x'
+            B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
+                                                   J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+            AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
+        });
+        // Element blocks mapped to (x', g') columns, colour by colour.
+        ForEachElementColored([&](int e, ElementBlock& b) {
+            EvaluateElement(e, b, true);
+            const auto& en = elems[e]->nodes();
+            const int k = static_cast<int>(en.size());
+            const ElementData& ed = elements_[e];
+            const int* slots = ed.slots.data();
+            Eigen::Matrix<double, 6, 6> blk;
             for (int a = 0; a < k; ++a)
-                for (int j = 0; j < ed.m; ++j) {
-                    double* v = values + lslots[a * ed.m + j];
-                    for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
+                for (int bb = 0; bb < k; ++bb) {
+                    const NodeData& nb = nodes_[en[bb]];
+                    const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
+                    const auto C = b.C.block<6, 6>(6 * a, 6 * bb);
+                    // An all-zero block (most of them: e.g. a hinge couples its nodes only through
+                    // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
+                    const bool k_zero = K.isZero(0.0), c_zero = C.isZero(0.0);
+                    if (k_zero && c_zero) continue;
+                    if (c_zero) {
+                        blk.leftCols<3>() = -(c * K.leftCols<3>());
+                        blk.rightCols<3>() = -(c * (K.rightCols<3>() * nb.G));
+                        AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
+                        continue;
+                    }
+                    blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
+                    blk.rightCols<3>() =
+                        -(C.rightCols<3>() * nb.G +
+                          c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
+                    AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
                 }
-            const int* cslots = lslots + k * ed.m;
-            Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(ed.m,
-                                                                                             6);
-            for (int bb = 0; bb < k; ++bb) {
-                const NodeData& nb = nodes_[en[bb]];
-                const auto Pq = b.phi_q.middleCols<6>(6 * bb);
-                const auto Pv = b.phi_v.middleCols<6>(6 * bb);
-                cb.leftCols<3>() = -(Pv.leftCols<3>() + c * Pq.leftCols<3>());
-                cb.rightCols<3>() =
-                    -(Pv.rightCols<3>() * nb.G +
-                      c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
-                for (int j = 0; j < ed.m; ++j) cb.row(j) *= RowScale(*elems[e], j, c);
-                AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
+            if (ed.m > 0) {
+                const int* lslots = slots + k * k * 6;
+                for (int a = 0; a < k; ++a)
+                    for (int j = 0; j < ed.m; ++j) {
+                        double* v = values + lslots[a * ed.m + j];
+                        for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
+                    }
+                const int* cslots = lslots + k * ed.m;
+                Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(
+                    ed.m, 6);
+                for (int bb = 0; bb < k; ++bb) {
+                    const NodeData& nb = nodes_[en[bb]];
+                    const auto Pq = b.phi_q.middleCols<6>(6 * bb);
+                    const auto Pv = b.phi_v.middleCols<6>(6 * bb);
+                    cb.leftCols<3>() = -(Pv.leftCols<3>() + c * Pq.leftCols<3>());
+                    cb.rightCols<3>() =
+                        -(Pv.rightCols<3>() * nb.G +
+                          c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
+                    for (int j = 0; j < ed.m; ++j) cb.row(j) *= RowScale(*elems[e], j, c);
+                    AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
+                }
             }
-        }
+        });
     });
+    states_dirty_ = false;
 }
 
 void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
-    for (int i = 0; i < n_; ++i) {
-        if (kinds_[i] == DofKind::kDifferential) {
-            yp_[i] += delta[i];
-            y_[i] += c * delta[i];
-        } else {
-            y_[i] += delta[i];
-        }
-    }
+    // Differential dofs (the nodes') are [0, node_dofs_), the multipliers after them.
+    const int nd = node_dofs_, nm = n_ - node_dofs_;
+    yp_.head(nd) += delta.head(nd);
+    y_.head(nd) += c * delta.head(nd);
+    y_.tail(nm) += delta.tail(nm);
     states_dirty_ = true;
 }
 
@@ -361,25 +410,29 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
                                    std::vector<Eigen::VectorXd>& yph, int chart) {
     // MBDyn's variant re-references every point to the last solved one.
     if (rereference_at_prediction_) chart = 0;
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        NodeData& nd = nodes_[i];
-        const auto& past = past_[i];
-        const size_t n = std::min(yh.size(), past.size());
-        const size_t k = std::min(static_cast<size_t>(chart), past.size() - 1);
-        const Mat3 Rt_chart = past[k].R.transpose();
-        for (size_t j = 0; j < n; ++j) {
-            if (j == k) {
-                yh[j].segment<3>(nd.offset + 3).setZero();
-                yph[j].segment<3>(nd.offset + 3) = past[j].w;
-            } else {
-                const Vec3 g = CgrFromRotation(past[j].R * Rt_chart);
-                yh[j].segment<3>(nd.offset + 3) = g;
-                yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * past[j].w;
+    // Per node, writing only the node's own rows of the history (parallel, disjoint).
+    Parallel([&] {
+        ForEachNode([&](size_t i) {
+            NodeData& nd = nodes_[i];
+            const auto& past = past_[i];
+            const size_t n = std::min(yh.size(), past.size());
+            const size_t k = std::min(static_cast<size_t>(chart), past.size() - 1);
+            const Mat3 Rt_chart = past[k].R.transpose();
+            for (size_t j = 0; j < n; ++j) {
+                if (j == k) {
+                    yh[j].segment<3>(nd.offset + 3).setZero();
+                    yph[j].segment<3>(nd.offset + 3) = past[j].w;
+                } else {
+                    const Vec3 g = CgrFromRotation(past[j].R * Rt_chart);
+                    yh[j].segment<3>(nd.offset + 3) = g;
+                    yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * past[j].w;
+                }
             }
-        }
-        nd.R_ref = past[k].R;
-        nd.w_ref.setZero();
-    }
+            nd.R_ref = past[k].R;
+            nd.w_ref.setZero();
+            nd.maps_valid = false;
+        });
+    });
     states_dirty_ = true;
 }
 
@@ -398,6 +451,7 @@ void CgrFormulation::AfterPredict() {
         const Vec3 gp = yp_.segment<3>(nd.offset + 3);
         nd.w_ref = CgrG(g) * gp + CgrRotation(g) * nd.w_ref;
         nd.R_ref = CgrRotation(g) * nd.R_ref;
+        nd.maps_valid = false;
         y_.segment<3>(nd.offset + 3).setZero();
         yp_.segment<3>(nd.offset + 3).setZero();
     }
@@ -415,6 +469,7 @@ void CgrFormulation::RestoreLastSolved() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
         nodes_[i].R_ref = past_[i][0].R;
         nodes_[i].w_ref.setZero();
+        nodes_[i].maps_valid = false;
     }
     states_dirty_ = true;
 }

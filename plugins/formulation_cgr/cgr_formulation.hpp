@@ -92,10 +92,16 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         NodeInertia inertia;  // node frame
         Mat3 R_ref{Mat3::Identity()};
         Vec3 w_ref{Vec3::Zero()};
-        // Per evaluation (after ComputeStates): maps of the rotation parameters.
+        // Per evaluation (after UpdateNodeState): maps of the rotation parameters and the
+        // global inertia S = R s, J = R J_n R^T (dynamic nodes), computed at the rotation
+        // parameters g, g' whose bits are kept in `at` (recomputed only when they change).
         Mat3 G{Mat3::Identity()};
         Mat3 Omega{Mat3::Zero()};
         Mat3 Rg{Mat3::Identity()};
+        Vec3 S{Vec3::Zero()};
+        Mat3 J{Mat3::Zero()};
+        std::array<double, 6> at{};
+        bool maps_valid{false};  // false after R_ref or w_ref changed
     };
     struct ElementData {
         int mult_offset{-1};
@@ -129,14 +135,25 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     };
 
     void BuildPattern();
+    /// Node states and rotation maps of every node at the current y, y' (unless known clean).
     void ComputeStates() const;
+    /// Node i's state and maps; the maps only when g, g' or the reference changed.
+    void UpdateNodeState(size_t i) const;
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
+    /// Runs f in the formulation's arena (threads_ > 1) or directly. ForEachNode and
+    /// ForEachElementColored are parallel inside it; every pass writes disjoint data, so the
+    /// results do not depend on the number of threads.
+    template <class F>
+    void Parallel(F&& f) const;
+    template <class F>
+    void ForEachNode(F&& f) const;
     template <class F>
     void ForEachElementColored(F&& f) const;
 
     const Model& model_;
     bool rereference_at_prediction_{false};
     int n_{0};
+    int node_dofs_{0};  // differential dofs (nodes) come first, multipliers after
     double t_{0.0};
     int threads_{1};
     std::vector<DofKind> kinds_;

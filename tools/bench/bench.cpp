@@ -1,10 +1,11 @@
 // mbstep-bench — cost of decks against the sparse-LU floor, measured in one process run.
 //
-//   mbstep-bench [--method TEXT]... [--step H] [--final-time T] [--threads N[,N...]]
-//                [--reference TEXT [--reference-divisor K]] DECK...
+//   mbstep-bench [--method TEXT]... [--formulation NAME]... [--step H] [--final-time T]
+//                [--threads N[,N...]] [--reference TEXT [--reference-divisor K]] DECK...
 //   mbstep-bench --orderings DECK...
 //   mbstep-bench --conditioning H[,H...] [--method TEXT] DECK...
-//   mbstep-bench --assembly [--threads N[,N...]] [--repetitions R] DECK...
+//   mbstep-bench --assembly [--formulation NAME]... [--threads N[,N...]] [--repetitions R]
+//                DECK...
 //   mbstep-bench --set NAME            (foundation | orderings | conditioning | threads | all)
 //
 // DECK is a path or `chain:N[:TOL]` (examples/n-link-chain/generate.py N --method "ms, 0.6"
@@ -16,7 +17,9 @@
 // sparse solver (KLU factor + solve, timed inside the run), and the speedup over the first
 // thread count; then builds the Newton matrix of the same model at its initial state and times
 // one KLU refactorization + solve (the floor), and prints the ratios (per step / floor, per
-// iteration / floor). Several --method options run each deck with each method. With
+// iteration / floor). Several --method options run each deck with each method; several
+// --formulation options (default: the deck's) run each deck under each formulation, each with
+// the floor of its own Newton matrix. With
 // --reference, each deck is also run once with that method at h / K (default 64) and the
 // largest final-position error over the nodes is printed per method (column err).
 //
@@ -30,10 +33,14 @@
 // klu_condest of the iteration matrix as handed to the solver, and the same for that matrix
 // with its constraint rows multiplied by H (the rows unscaled, for comparison).
 //
-// --assembly: a micro-benchmark (Google-Benchmark style) of residual + Jacobian evaluation
-// alone (the formulation's Residual() and Jacobian() at the initial state): R repetitions
-// (default 11) of a batch sized to take >= 50 ms; median and min per call; speedup over the
-// first thread count; whether r and J are bit-identical to the first thread count's.
+// --assembly: a micro-benchmark (Google-Benchmark style) of the assembly phase of a Newton
+// iteration alone, near the initial state: each call moves the state (Update() with a fixed
+// increment of alternating sign, ~1e-9, as Newton's correction would; formulations may cache
+// what depends only on the state) and then evaluates Residual() (res), Jacobian() (jac) or
+// both (r+J). R repetitions (default 11) of a batch sized to take >= 50 ms; the thread counts
+// take turns within every repetition (so that a change of machine load hits all of them);
+// median and min per call; speedup of the r+J median over the first thread count; whether r
+// and J at the initial state are bit-identical to the first thread count's.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -178,6 +185,7 @@ Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
 struct Options {
     std::string mode{"steps"};
     std::vector<std::string> methods;
+    std::vector<std::string> formulations;  // empty: the deck's
     std::string reference;
     int divisor{64};
     double h{0.0}, tf{0.0};
@@ -189,72 +197,84 @@ struct Options {
 
 // ---- default mode: per-step cost, floor, solver share, thread speedup ----
 void RunSteps(const Options& o, const Registry& reg) {
-    std::printf("%-14s %-12s %3s %8s %6s %5s %7s %10s %9s %8s %8s %7s %7s %10s\n", "deck", "method",
-                "thr", "unknowns", "steps", "fail", "it/step", "us/step", "floor_us", "step/flr",
-                "it/flr", "solver%", "speedup", "err");
+    std::printf("%-14s %-12s %-12s %3s %8s %6s %5s %7s %10s %9s %8s %8s %7s %7s %10s\n", "deck",
+                "formulation", "method", "thr", "unknowns", "steps", "fail", "it/step", "us/step",
+                "floor_us", "step/flr", "it/flr", "solver%", "speedup", "err");
     std::vector<std::string> methods = o.methods;
     if (methods.empty()) methods.push_back("");
+    std::vector<std::string> forms = o.formulations;
+    if (forms.empty()) forms.push_back("");
     for (const std::string& spec : o.decks) {
-        const std::string path = DeckPath(spec);
-        Deck floor_deck = ReadDeck(path, reg);
-        const double hh = o.h > 0 ? o.h : floor_deck.settings.time_step;
-        const Floor fl = MeasureFloor(floor_deck, reg, hh);
-        auto run = [&](const std::string& method, double step, int threads,
-                       std::vector<FrameState>* final_states, RunSummary* summary,
-                       LinearSolverTiming* timing) {
-            Deck deck = ReadDeck(path, reg);
-            if (!method.empty()) {
-                std::string name;
-                deck.integrator = MakeIntegrator(method, reg, &name);
-                deck.method_name = name;
-            }
-            deck.settings.time_step = step;
-            if (o.tf > 0) deck.settings.final_time = o.tf;
-            deck.settings.solver.time_linear_solver = true;
-            RunOptions opt;
-            opt.write_output = false;
-            opt.progress = false;
-            opt.threads = threads;
-            opt.on_step = [&](double, const Formulation& f) { *final_states = f.node_states(); };
-            *summary = Run(deck, opt, reg);
-            const NewtonSolver* n = deck.integrator->newton_solver();
-            *timing = n ? n->linear_solver().timing() : LinearSolverTiming{};
-        };
-        std::vector<FrameState> ref;
-        if (!o.reference.empty()) {
-            RunSummary rs;
-            LinearSolverTiming t;
-            run(o.reference, hh / o.divisor, 1, &ref, &rs, &t);
-        }
-        for (const std::string& method : methods) {
-            double first = 0.0;
-            for (int threads : o.threads) {
-                std::vector<FrameState> fin;
-                RunSummary s;
-                LinearSolverTiming t;
-                try {
-                    run(method, hh, threads, &fin, &s, &t);
-                } catch (const RunError& e) {
-                    std::printf("%-14s %-12s FAILED: %s\n", ShortName(spec).c_str(), method.c_str(),
-                                e.what());
-                    continue;
+        for (const std::string& form : forms) {
+            const std::string path = DeckPath(spec);
+            Deck floor_deck = ReadDeck(path, reg);
+            if (!form.empty()) floor_deck.settings.formulation = form;
+            const std::string form_name =
+                floor_deck.settings.formulation.empty() ? "cgr" : floor_deck.settings.formulation;
+            const double hh = o.h > 0 ? o.h : floor_deck.settings.time_step;
+            const Floor fl = MeasureFloor(floor_deck, reg, hh);
+            auto run = [&](const std::string& method, double step, int threads,
+                           std::vector<FrameState>* final_states, RunSummary* summary,
+                           LinearSolverTiming* timing) {
+                Deck deck = ReadDeck(path, reg);
+                if (!form.empty()) deck.settings.formulation = form;
+                if (!method.empty()) {
+                    std::string name;
+                    deck.integrator = MakeIntegrator(method, reg, &name);
+                    deck.method_name = name;
                 }
-                const double per_step = s.wall_seconds / std::max(1, s.steps);
-                if (first == 0.0) first = per_step;
-                const double its = double(s.iterations) / std::max(1, s.steps);
-                double err = 0.0;
-                for (size_t i = 0; i < ref.size() && i < fin.size(); ++i)
-                    err = std::max(err, (fin[i].x - ref[i].x).norm());
-                std::printf(
-                    "%-14s %-12s %3d %8d %6d %5d %7.2f %10.2f %9.2f %8.2f %8.2f %6.1f%% %7.2f "
-                    "%10.3e\n",
-                    ShortName(spec).c_str(), method.empty() ? s.method.c_str() : method.c_str(),
-                    threads, fl.unknowns, s.steps, s.failed_steps, its, per_step * 1e6,
-                    fl.refactor_solve * 1e6, per_step / fl.refactor_solve,
-                    per_step / std::max(its, 1.0) / fl.refactor_solve,
-                    100.0 * (t.factor_seconds + t.solve_seconds) / s.wall_seconds, first / per_step,
-                    ref.empty() ? 0.0 : err);
-                std::fflush(stdout);
+                deck.settings.time_step = step;
+                if (o.tf > 0) deck.settings.final_time = o.tf;
+                deck.settings.solver.time_linear_solver = true;
+                RunOptions opt;
+                opt.write_output = false;
+                opt.progress = false;
+                opt.threads = threads;
+                opt.on_step = [&](double, const Formulation& f) {
+                    *final_states = f.node_states();
+                };
+                *summary = Run(deck, opt, reg);
+                const NewtonSolver* n = deck.integrator->newton_solver();
+                *timing = n ? n->linear_solver().timing() : LinearSolverTiming{};
+            };
+            std::vector<FrameState> ref;
+            if (!o.reference.empty()) {
+                RunSummary rs;
+                LinearSolverTiming t;
+                run(o.reference, hh / o.divisor, 1, &ref, &rs, &t);
+            }
+            for (const std::string& method : methods) {
+                double first = 0.0;
+                for (int threads : o.threads) {
+                    std::vector<FrameState> fin;
+                    RunSummary s;
+                    LinearSolverTiming t;
+                    try {
+                        run(method, hh, threads, &fin, &s, &t);
+                    } catch (const RunError& e) {
+                        std::printf("%-14s %-12s %-12s FAILED: %s\n", ShortName(spec).c_str(),
+                                    form_name.c_str(), method.c_str(), e.what());
+                        continue;
+                    }
+                    const double per_step = s.wall_seconds / std::max(1, s.steps);
+                    if (first == 0.0) first = per_step;
+                    const double its = double(s.iterations) / std::max(1, s.steps);
+                    double err = 0.0;
+                    for (size_t i = 0; i < ref.size() && i < fin.size(); ++i)
+                        err = std::max(err, (fin[i].x - ref[i].x).norm());
+                    std::printf(
+                        "%-14s %-12s %-12s %3d %8d %6d %5d %7.2f %10.2f %9.2f %8.2f %8.2f %6.1f%% "
+                        "%7.2f "
+                        "%10.3e\n",
+                        ShortName(spec).c_str(), form_name.c_str(),
+                        method.empty() ? s.method.c_str() : method.c_str(), threads, fl.unknowns,
+                        s.steps, s.failed_steps, its, per_step * 1e6, fl.refactor_solve * 1e6,
+                        per_step / fl.refactor_solve,
+                        per_step / std::max(its, 1.0) / fl.refactor_solve,
+                        100.0 * (t.factor_seconds + t.solve_seconds) / s.wall_seconds,
+                        first / per_step, ref.empty() ? 0.0 : err);
+                    std::fflush(stdout);
+                }
             }
         }
     }
@@ -408,76 +428,121 @@ struct Sample {
     double median{0.0}, min{0.0};
 };
 
-Sample Benchmark(const std::function<void()>& f, int repetitions) {
+/// Calls of f per batch so that a batch takes >= 50 ms (after one warm-up call).
+int BatchSize(const std::function<void()>& f) {
     f();  // warm-up
-    int batch = 1;
-    for (;;) {  // a batch of >= 50 ms
+    for (int batch = 1;; batch *= 2) {
         auto t0 = Clock::now();
         for (int k = 0; k < batch; ++k) f();
-        if (Seconds(t0, Clock::now()) >= 0.05) break;
-        batch *= 2;
+        if (Seconds(t0, Clock::now()) >= 0.05) return batch;
     }
-    std::vector<double> t;
-    for (int r = 0; r < repetitions; ++r) {
-        auto t0 = Clock::now();
-        for (int k = 0; k < batch; ++k) f();
-        t.push_back(Seconds(t0, Clock::now()) / batch);
-    }
+}
+
+double TimeBatch(const std::function<void()>& f, int batch) {
+    auto t0 = Clock::now();
+    for (int k = 0; k < batch; ++k) f();
+    return Seconds(t0, Clock::now()) / batch;
+}
+
+Sample Summarize(const std::vector<double>& t) {
     return {Median(t), *std::min_element(t.begin(), t.end())};
 }
 
 void RunAssembly(const Options& o, const Registry& reg) {
-    std::printf("%-14s %3s %8s %12s %12s %12s %12s %12s %8s %9s\n", "deck", "thr", "unknowns",
-                "res_med_us", "jac_med_us", "r+J_med_us", "r+J_min_us", "r+J/floor", "speedup",
-                "identical");
-    for (const std::string& spec : o.decks) {
-        Deck deck = ReadDeck(DeckPath(spec), reg);
-        const double h = o.h > 0 ? o.h : deck.settings.time_step;
-        const Floor fl = MeasureFloor(deck, reg, h);
-        InitialSystem sys = MakeInitialSystem(deck, reg, h);
-        FirstOrderProblem& p = *sys.p;
-        const double c = 0.5 * h;
-        Eigen::VectorXd r, r_first;
-        Eigen::SparseMatrix<double> J = p.pattern();
-        std::vector<double> j_first;
-        double first = 0.0;
-        for (int threads : o.threads) {
-            sys.f->set_threads(threads);
-            const Sample res = Benchmark([&] { p.Residual(c, r); }, o.repetitions);
-            const Sample jac = Benchmark([&] { p.Jacobian(c, J); }, o.repetitions);
-            const Sample both = Benchmark(
-                [&] {
-                    p.Residual(c, r);
-                    p.Jacobian(c, J);
-                },
-                o.repetitions);
-            bool identical = true;
-            if (first == 0.0) {
-                first = both.median;
-                r_first = r;
-                j_first.assign(J.valuePtr(), J.valuePtr() + J.nonZeros());
-            } else {
-                identical =
-                    r.size() == r_first.size() &&
-                    std::memcmp(r.data(), r_first.data(), sizeof(double) * r.size()) == 0 &&
-                    std::memcmp(J.valuePtr(), j_first.data(), sizeof(double) * j_first.size()) == 0;
+    std::printf("%-14s %-12s %3s %8s %12s %12s %12s %12s %12s %8s %9s\n", "deck", "formulation",
+                "thr", "unknowns", "res_med_us", "jac_med_us", "r+J_med_us", "r+J_min_us",
+                "r+J/floor", "speedup", "identical");
+    std::vector<std::string> forms = o.formulations;
+    if (forms.empty()) forms.push_back("");
+    for (const std::string& spec : o.decks)
+        for (const std::string& form : forms) {
+            Deck deck = ReadDeck(DeckPath(spec), reg);
+            if (!form.empty()) deck.settings.formulation = form;
+            const std::string form_name =
+                deck.settings.formulation.empty() ? "cgr" : deck.settings.formulation;
+            const double h = o.h > 0 ? o.h : deck.settings.time_step;
+            const Floor fl = MeasureFloor(deck, reg, h);
+            InitialSystem sys = MakeInitialSystem(deck, reg, h);
+            FirstOrderProblem& p = *sys.p;
+            const double c = 0.5 * h;
+            const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
+            // A fixed increment of alternating sign: the state moves by ~1e-9 at every call.
+            const Eigen::Index m = p.pattern().rows();
+            Eigen::VectorXd up(m), down(m);
+            for (Eigen::Index k = 0; k < m; ++k) up[k] = 1e-9 * double(int(k % 7) - 3);
+            down = -up;
+            bool flip = false;
+            auto move = [&] {
+                flip = !flip;
+                p.Update(flip ? up : down, c);
+            };
+            Eigen::VectorXd r;
+            Eigen::SparseMatrix<double> J = p.pattern();
+            const std::function<void()> fres = [&] {
+                move();
+                p.Residual(c, r);
+            };
+            const std::function<void()> fjac = [&] {
+                move();
+                p.Jacobian(c, J);
+            };
+            const std::function<void()> fboth = [&] {
+                move();
+                p.Residual(c, r);
+                p.Jacobian(c, J);
+            };
+            const size_t nt = o.threads.size();
+            sys.f->set_threads(o.threads[0]);
+            const int bres = BatchSize(fres), bjac = BatchSize(fjac), bboth = BatchSize(fboth);
+            std::vector<std::vector<double>> tres(nt), tjac(nt), tboth(nt);
+            for (int rep = 0; rep < o.repetitions; ++rep)
+                for (size_t k = 0; k < nt; ++k) {
+                    sys.f->set_threads(o.threads[k]);
+                    if (rep == 0) fboth();  // warm-up (thread pool)
+                    tres[k].push_back(TimeBatch(fres, bres));
+                    tjac[k].push_back(TimeBatch(fjac, bjac));
+                    tboth[k].push_back(TimeBatch(fboth, bboth));
+                }
+            Eigen::VectorXd r_first;
+            std::vector<double> j_first;
+            double first = 0.0;
+            for (size_t k = 0; k < nt; ++k) {
+                sys.f->set_threads(o.threads[k]);
+                p.y() = y0;
+                p.yp() = yp0;
+                p.Residual(c, r);
+                p.Jacobian(c, J);
+                bool identical = true;
+                const Sample res = Summarize(tres[k]), jac = Summarize(tjac[k]),
+                             both = Summarize(tboth[k]);
+                if (k == 0) {
+                    first = both.median;
+                    r_first = r;
+                    j_first.assign(J.valuePtr(), J.valuePtr() + J.nonZeros());
+                } else {
+                    identical =
+                        r.size() == r_first.size() &&
+                        std::memcmp(r.data(), r_first.data(), sizeof(double) * r.size()) == 0 &&
+                        std::memcmp(J.valuePtr(), j_first.data(),
+                                    sizeof(double) * j_first.size()) == 0;
+                }
+                std::printf("%-14s %-12s %3d %8ld %12.1f %12.1f %12.1f %12.1f %12.2f %8.2f %9s\n",
+                            ShortName(spec).c_str(), form_name.c_str(), o.threads[k], long(m),
+                            res.median * 1e6, jac.median * 1e6, both.median * 1e6, both.min * 1e6,
+                            both.median / fl.refactor_solve, first / both.median,
+                            identical ? "yes" : "NO");
+                std::fflush(stdout);
             }
-            std::printf("%-14s %3d %8ld %12.1f %12.1f %12.1f %12.1f %12.2f %8.2f %9s\n",
-                        ShortName(spec).c_str(), threads, long(r.size()), res.median * 1e6,
-                        jac.median * 1e6, both.median * 1e6, both.min * 1e6,
-                        both.median / fl.refactor_solve, first / both.median,
-                        identical ? "yes" : "NO");
-            std::fflush(stdout);
         }
-    }
 }
 
 const char* kUsage =
-    "usage: mbstep-bench [--method TEXT]... [--step H] [--final-time T] [--threads N[,N...]]\n"
-    "                    [--reference TEXT [--reference-divisor K]] DECK...\n"
+    "usage: mbstep-bench [--method TEXT]... [--formulation NAME]... [--step H] [--final-time T]\n"
+    "                    [--threads N[,N...]] [--reference TEXT [--reference-divisor K]] DECK...\n"
     "       mbstep-bench --orderings DECK...\n"
     "       mbstep-bench --conditioning H[,H...] [--method TEXT] DECK...\n"
-    "       mbstep-bench --assembly [--threads N[,N...]] [--repetitions R] DECK...\n"
+    "       mbstep-bench --assembly [--formulation NAME]... [--threads N[,N...]]\n"
+    "                    [--repetitions R] DECK...\n"
     "       mbstep-bench --set foundation|orderings|conditioning|threads|all\n"
     "DECK: a path or chain:N (generated with examples/n-link-chain/generate.py)\n";
 
@@ -516,6 +581,8 @@ Options Parse(const std::vector<std::string>& args) {
         };
         if (a == "--method")
             o.methods.push_back(next());
+        else if (a == "--formulation")
+            o.formulations.push_back(next());
         else if (a == "--reference")
             o.reference = next();
         else if (a == "--reference-divisor")
