@@ -67,30 +67,17 @@ Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<T
 }
 }  // namespace
 
-EulerAnglesFormulation::EulerAnglesFormulation(const Model& model) : model_(model) {
+EulerAnglesFormulation::EulerAnglesFormulation(const Model& model)
+    : VectorSpaceFormulationBase(model, "euler angles") {
     const auto& mnodes = model.nodes();
-    nn_ = static_cast<int>(mnodes.size());
     nv_ = kNodeCoords * nn_;
-    nodes_.resize(nn_);
-    states_.resize(nn_);
-    const auto& elems = model.elements();
-    for (const auto& e : elems) {
-        std::vector<NodeInertia> local(e->nodes().size());
-        e->AddInertia(local);
-        for (size_t k = 0; k < local.size(); ++k) nodes_[e->nodes()[k]].inertia += local[k];
-    }
-    for (int i = 0; i < nn_; ++i) {
+    nc_ = num_element_multipliers_;
+    for (int i = 0; i < nn_; ++i)
         if (mnodes[i].kind == NodeKind::kStatic)
             throw RunError("formulation 'euler angles': static structural node " +
                            std::to_string(mnodes[i].label) +
                            " is not supported (no inertia: the initial acceleration solve is "
                            "singular); use the cgr formulation");
-        if (nodes_[i].inertia.m <= 0.0)
-            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
-                           " has no mass: attach a body or make it static");
-    }
-    BuildElementTable(model_, states_, "euler angles", nc_, elements_, ptrs_, ptr_offset_,
-                      active_elements_);
 
     // Initial configuration: angles from R0, theta' = Gs^-1 w0 (regular unless theta2 is
     // singular, which InitialConditions reports).
@@ -122,22 +109,6 @@ void EulerAnglesFormulation::ComputeStates(const Eigen::VectorXd& v) {
     }
 }
 
-void EulerAnglesFormulation::set_q(const Eigen::VectorXd& q) {
-    q_ = q;
-    ComputeStates(v_);
-}
-
-const double* EulerAnglesFormulation::multipliers(int element) const {
-    const ElementData& ed = elements_[element];
-    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
-}
-
-void EulerAnglesFormulation::TangentOperator(const Eigen::VectorXd& /*dq*/,
-                                             Eigen::SparseMatrix<double>& T) const {
-    T.resize(nv_, nv_);
-    T.setIdentity();
-}
-
 void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                       const Eigen::VectorXd& lambda, Eigen::VectorXd& Ma,
                                       Eigen::VectorXd& f, Eigen::VectorXd& phi) {
@@ -146,7 +117,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
     f.setZero(nv_);
     phi.setZero(nc_);
     for (int i = 0; i < nn_; ++i) {
-        const NodeInertia& in = nodes_[i].inertia;
+        const NodeInertia& in = inertia_[i];
         const int o = kNodeCoords * i;
         const Kin k(q_.segment<3>(o + 3), v.segment<3>(o + 3));
         const Vec3 xa = a.segment<3>(o), tha = a.segment<3>(o + 3);
@@ -158,13 +129,11 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         f.segment<3>(o + 3) = k.Gb.transpose() * (in.J * k.c + k.W.cross(in.J * k.W));  // (4)
     }
     const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const ElementSlot& ed = elements_[e];
+        const ElementContext ctx = Context(e, lambda.data());
         b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
         el.Evaluate(ctx, b);
         const auto& en = el.nodes();
@@ -183,7 +152,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
     ComputeStates(v);
     std::vector<Trip> tm, tkq, tc, tk, tl, tb;
     for (int i = 0; i < nn_; ++i) {
-        const NodeInertia& in = nodes_[i].inertia;
+        const NodeInertia& in = inertia_[i];
         const int o = kNodeCoords * i;
         const Vec3 th = q_.segment<3>(o + 3), thd = v.segment<3>(o + 3);
         const Kin k(th, thd);
@@ -220,13 +189,11 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         AddDense(tc, o, o, C);
     }
     const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const ElementSlot& ed = elements_[e];
+        const ElementContext ctx = Context(e, lambda.data());
         const auto& en = el.nodes();
         const int nk = static_cast<int>(en.size());
         b.Reset(nk, ed.m, true);
@@ -310,96 +277,21 @@ void EulerAnglesFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::Vector
     Evaluate(v, a, lambda, Ma, f0, phi);
     Jacobians J;
     Evaluate(v, a, lambda, J);
-    // phi_dd = d^2/dtau^2 phi(q + tau v, t + tau): central differences with Richardson
-    // extrapolation (error O(d^4)); d keeps the angle change ~1e-3.
-    const Eigen::VectorXd q0 = q_;
-    const double t0 = t_;
-    auto phi_at = [&](double tau) {
-        q_ = q0 + tau * v;
-        t_ = t0 + tau;
-        Eigen::VectorXd m, ff, p;
-        Evaluate(v, a, lambda, m, ff, p);
-        return p;
-    };
-    const double d = 1e-3 / std::max(1.0, v.cwiseAbs().maxCoeff());
-    const Eigen::VectorXd p0 = phi_at(0.0);
-    const Eigen::VectorXd dd1 = (phi_at(d) - 2.0 * p0 + phi_at(-d)) / (d * d);
-    const Eigen::VectorXd dd2 = (phi_at(0.5 * d) - 2.0 * p0 + phi_at(-0.5 * d)) / (0.25 * d * d);
-    const Eigen::VectorXd phi_dd = (4.0 * dd2 - dd1) / 3.0;
-    q_ = q0;
-    t_ = t0;
-    std::vector<Trip> t;
-    auto add = [&](const Eigen::SparseMatrix<double>& m, int r0, int c0) {
-        for (int k = 0; k < m.outerSize(); ++k)
-            for (Eigen::SparseMatrix<double>::InnerIterator it(m, k); it; ++it)
-                t.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
-    };
-    add(J.M, 0, 0);
-    add(J.L, 0, nv_);
-    add(J.B, nv_, 0);
-    const Eigen::SparseMatrix<double> A = FromTriplets(nv_ + nc_, nv_ + nc_, t);
-    Eigen::VectorXd rhs(nv_ + nc_);
-    rhs << -f0, -phi_dd;
-    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-    lu.compute(A);
-    if (lu.info() != Eigen::Success)
-        throw RunError("euler angles: singular initial acceleration system at t = " +
-                       std::to_string(t_) + " (redundant constraints?)");
-    const Eigen::VectorXd sol = lu.solve(rhs);
-    if (!sol.allFinite()) throw RunError("euler angles initial conditions: non-finite solution");
-    a = sol.head(nv_);
-    lambda = sol.tail(nc_);
+    SolveInitialSystem(J, f0, -VectorSpacePhiSecondDerivative(v, a, lambda), a, lambda);
     lambda_ = lambda;
     ComputeStates(v);
 }
 
 void EulerAnglesFormulation::AfterConvergence(const Eigen::VectorXd& v,
                                               const Eigen::VectorXd& lambda) {
-    v_ = v;
-    lambda_ = lambda;
-    ComputeStates(v_);
+    VectorSpaceFormulationBase::AfterConvergence(v, lambda);
     CheckSingularity();
 }
 
-std::string EulerAnglesFormulation::DescribeEquation(int row) const {
-    static const char* kRows[kNodeCoords] = {"force x",      "force y",      "force z",
-                                             "angle theta1", "angle theta2", "angle theta3"};
-    std::ostringstream os;
-    if (row >= 0 && row < nv_) {
-        os << "structural node " << model_.nodes()[row / kNodeCoords].label << ", "
-           << kRows[row % kNodeCoords];
-        return os.str();
-    }
-    const int c = row - nv_;
-    const auto& elems = model_.elements();
-    for (size_t e = 0; e < elements_.size(); ++e) {
-        const ElementData& ed = elements_[e];
-        if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m)
-            return DescribeConstraintRow(*elems[e], c - ed.mult_offset);
-    }
-    os << "equation " << row;
-    return os.str();
-}
-
-Invariants EulerAnglesFormulation::ComputeInvariants() const {
-    Invariants inv;
-    for (int i = 0; i < nn_; ++i) AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
-    const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
-    ElementBlock b;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr, grav};
-        inv.potential += elems[e]->PotentialEnergy(ctx);
-        if (ed.m > 0) {
-            b.Reset(static_cast<int>(elems[e]->nodes().size()), ed.m, false);
-            elems[e]->Evaluate(ctx, b);
-            for (int j = 0; j < ed.m; ++j)
-                inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
-        }
-    }
-    return inv;
+const std::vector<std::string>& EulerAnglesFormulation::NodeRowNames() const {
+    static const std::vector<std::string> kRows = {"force x",      "force y",      "force z",
+                                                   "angle theta1", "angle theta2", "angle theta3"};
+    return kRows;
 }
 
 }  // namespace mbstep::euler_angles

@@ -64,37 +64,16 @@
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/formulation/second_order_base.hpp"
 #include "xyz_angles.hpp"
 
 namespace mbstep::euler_angles {
 
-class EulerAnglesFormulation final : public Formulation, public SecondOrderProblem {
+class EulerAnglesFormulation final : public VectorSpaceFormulationBase {
   public:
     explicit EulerAnglesFormulation(const Model& model);
 
-    // Formulation
     std::string name() const override { return "euler angles"; }
-    ProblemInterface interface() const override { return ProblemInterface::kSecondOrderDae; }
-    SecondOrderProblem* second_order() override { return this; }
-    const Model& model() const override { return model_; }
-    const std::vector<FrameState>& node_states() const override { return states_; }
-    const double* multipliers(int element) const override;
-    double time() const override { return t_; }
-    Invariants ComputeInvariants() const override;
-    void set_threads(int /*n*/) override {}  // serial assembly
-
-    // SecondOrderProblem
-    int num_velocities() const override { return nv_; }
-    int num_constraints() const override { return nc_; }
-    bool vector_space() const override { return true; }
-    const Eigen::VectorXd& q() const override { return q_; }
-    void set_q(const Eigen::VectorXd& q) override;
-    void Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
-                 Eigen::VectorXd& q1) const override {
-        q1 = q0 + dq;
-    }
-    void TangentOperator(const Eigen::VectorXd& dq, Eigen::SparseMatrix<double>& T) const override;
-    void SetTime(double t) override { t_ = t; }
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
                   Eigen::VectorXd& Ma, Eigen::VectorXd& f, Eigen::VectorXd& phi) override;
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
@@ -102,26 +81,13 @@ class EulerAnglesFormulation final : public Formulation, public SecondOrderProbl
     void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
                            Eigen::VectorXd& lambda) override;
     void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) override;
-    std::string DescribeEquation(int row) const override;
+
+  protected:
+    const std::vector<std::string>& NodeRowNames() const override;
 
   private:
-    struct NodeData {
-        NodeInertia inertia;  // node frame
-    };
-    using ElementData = ElementSlot;
-    void ComputeStates(const Eigen::VectorXd& v);
+    void ComputeStates(const Eigen::VectorXd& v) override;
     void CheckSingularity() const;
-
-    const Model& model_;
-    int nn_{0}, nv_{0}, nc_{0};
-    double t_{0.0};
-    std::vector<NodeData> nodes_;
-    std::vector<ElementData> elements_;
-    std::vector<int> active_elements_;
-    Eigen::VectorXd q_, v_, lambda_;
-    std::vector<FrameState> states_;
-    std::vector<const FrameState*> ptrs_;
-    std::vector<int> ptr_offset_;
 };
 
 }  // namespace mbstep::euler_angles

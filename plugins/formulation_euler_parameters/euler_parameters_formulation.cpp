@@ -83,31 +83,17 @@ Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<T
 }
 }  // namespace
 
-EulerParametersFormulation::EulerParametersFormulation(const Model& model) : model_(model) {
+EulerParametersFormulation::EulerParametersFormulation(const Model& model)
+    : VectorSpaceFormulationBase(model, "euler parameters") {
     const auto& mnodes = model.nodes();
-    const int nn = static_cast<int>(mnodes.size());
+    const int nn = nn_;
     nodes_.resize(nn);
-    states_.resize(nn);
-    std::vector<NodeInertia> inertia(nn);
-    const auto& elems = model.elements();
-    for (const auto& e : elems) {
-        std::vector<NodeInertia> local(e->nodes().size());
-        e->AddInertia(local);
-        for (size_t k = 0; k < local.size(); ++k) inertia[e->nodes()[k]] += local[k];
-    }
     for (int i = 0; i < nn; ++i) {
         nodes_[i].offset = kNodeCoords * i;
-        nodes_[i].inertia = inertia[i];
-        const bool dynamic = mnodes[i].kind == NodeKind::kDynamic;
-        if (dynamic && inertia[i].m <= 0.0)
-            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
-                           " has no mass: attach a body or make it static");
-        nodes_[i].offset_mass = inertia[i].s.norm() > 0.0;
+        nodes_[i].offset_mass = inertia_[i].s.norm() > 0.0;
     }
     nv_ = kNodeCoords * nn;
-    BuildElementTable(model_, states_, "euler parameters", nm_elements_, elements_, ptrs_,
-                      ptr_offset_, active_elements_);
-    nc_ = nm_elements_ + nn;
+    nc_ = num_element_multipliers_ + nn;
 
     // Initial configuration: e from R0 (unit quaternion with e0 >= 0), twist mapped to e'.
     q_.setZero(nv_);
@@ -139,22 +125,6 @@ void EulerParametersFormulation::ComputeStates(const Eigen::VectorXd& v) {
     }
 }
 
-void EulerParametersFormulation::set_q(const Eigen::VectorXd& q) {
-    q_ = q;
-    ComputeStates(v_);
-}
-
-const double* EulerParametersFormulation::multipliers(int element) const {
-    const ElementData& ed = elements_[element];
-    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
-}
-
-void EulerParametersFormulation::TangentOperator(const Eigen::VectorXd& /*dq*/,
-                                                 Eigen::SparseMatrix<double>& T) const {
-    T.resize(nv_, nv_);
-    T.setIdentity();
-}
-
 void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                           const Eigen::VectorXd& lambda, Eigen::VectorXd& Ma,
                                           Eigen::VectorXd& f, Eigen::VectorXd& phi) {
@@ -167,14 +137,14 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const int o = nd.offset;
         const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
         const Mat34 L = LMatrix(e);
-        const Mat3& J = nd.inertia.J;
-        Ma.segment<3>(o) = nd.inertia.m * a.segment<3>(o);                                    // (2)
+        const Mat3& J = inertia_[i].J;
+        Ma.segment<3>(o) = inertia_[i].m * a.segment<3>(o);                                   // (2)
         Ma.segment<4>(o + 3) = 4.0 * L.transpose() * J * L * ea;                              // (3)
         f.segment<4>(o + 3) = 8.0 * L.transpose() * L * LMatrix(ed).transpose() * J * L * ed  // (3)
                               + e * lambda[unit_offset(static_cast<int>(i))];
         phi[unit_offset(static_cast<int>(i))] = 0.5 * (e.squaredNorm() - 1.0);  // (4)
         if (nd.offset_mass) {                                                   // (6), (7)
-            const Coupling c(e, ed, states_[i].R, nd.inertia.s);
+            const Coupling c(e, ed, states_[i].R, inertia_[i].s);
             const Mat34 G = GMatrix(e);
             Ma.segment<3>(o) += (G * ea).cross(c.S);
             Ma.segment<4>(o + 3) += G.transpose() * c.S.cross(Vec3(a.segment<3>(o)));
@@ -182,13 +152,11 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         }
     }
     const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const ElementSlot& ed = elements_[e];
+        const ElementContext ctx = Context(e, lambda.data());
         b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
         el.Evaluate(ctx, b);
         const auto& en = el.nodes();
@@ -212,8 +180,8 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const int u = unit_offset(static_cast<int>(i));
         const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
         const Mat34 L = LMatrix(e), Ld = LMatrix(ed);
-        const Mat3& J = nd.inertia.J;
-        AddDense(tm, o, o, nd.inertia.m * Mat3::Identity());
+        const Mat3& J = inertia_[i].J;
+        AddDense(tm, o, o, inertia_[i].m * Mat3::Identity());
         AddDense(tm, o + 3, o + 3, 4.0 * L.transpose() * J * L);
         // d(4 L^T J L a)/de, with L(e) a = -L(a) e.
         AddDense(tkq, o + 3, o + 3,
@@ -237,7 +205,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         AddDense(tk, o, o, Mat3::Zero());
         AddDense(tc, o, o, Mat3::Zero());
         if (nd.offset_mass) {  // derivatives of (6), (7)
-            const Coupling cp(e, ed, states_[i].R, nd.inertia.s);
+            const Coupling cp(e, ed, states_[i].R, inertia_[i].s);
             const Mat34 G = GMatrix(e);
             const Mat3 Ss = Skew(cp.S), ws = Skew(cp.w);
             const Mat34 dS = -Ss * G;  // dS/de
@@ -259,13 +227,11 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         }
     }
     const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda.data() + ed.mult_offset : nullptr, grav};
+        const ElementSlot& ed = elements_[e];
+        const ElementContext ctx = Context(e, lambda.data());
         const auto& en = el.nodes();
         const int k = static_cast<int>(en.size());
         b.Reset(k, ed.m, true);
@@ -321,38 +287,10 @@ void EulerParametersFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::Ve
     Evaluate(v, a, lambda, Ma, f0, phi);
     Jacobians J;
     Evaluate(v, a, lambda, J);
-    // phi_dd = d^2/dtau^2 phi(q + tau v, t + tau): central differences with Richardson
-    // extrapolation (error O(d^4)); d keeps the parameter change ~1e-3.
-    const Eigen::VectorXd q0 = q_;
-    const double t0 = t_;
-    auto phi_at = [&](double tau) {
-        q_ = q0 + tau * v;
-        t_ = t0 + tau;
-        Eigen::VectorXd m, ff, p;
-        Evaluate(v, a, lambda, m, ff, p);
-        return p;
-    };
-    const double d = 1e-3 / std::max(1.0, v.cwiseAbs().maxCoeff());
-    const Eigen::VectorXd p0 = phi_at(0.0);
-    const Eigen::VectorXd dd1 = (phi_at(d) - 2.0 * p0 + phi_at(-d)) / (d * d);
-    const Eigen::VectorXd dd2 = (phi_at(0.5 * d) - 2.0 * p0 + phi_at(-0.5 * d)) / (0.25 * d * d);
-    Eigen::VectorXd phi_dd = (4.0 * dd2 - dd1) / 3.0;
-    q_ = q0;
-    t_ = t0;
+    Eigen::VectorXd phi_dd = VectorSpacePhiSecondDerivative(v, a, lambda);
     // The unit-length rows exactly: d^2/dt^2 (e^T e - 1)/2 = e'^T e' + e^T e''.
     for (size_t i = 0; i < nodes_.size(); ++i)
         phi_dd[unit_offset(static_cast<int>(i))] = v.segment<4>(nodes_[i].offset + 3).squaredNorm();
-    std::vector<Trip> t;
-    const Eigen::SparseMatrix<double> A11 = J.M;
-    for (int k = 0; k < A11.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(A11, k); it; ++it)
-            t.emplace_back(it.row(), it.col(), it.value());
-    for (int k = 0; k < J.L.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(J.L, k); it; ++it)
-            t.emplace_back(it.row(), nv_ + it.col(), it.value());
-    for (int k = 0; k < J.B.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(J.B, k); it; ++it)
-            t.emplace_back(nv_ + it.row(), it.col(), it.value());
     // Static nodes have no inertia: their rows are equilibrium, columns need the stiffness.
     for (size_t i = 0; i < nodes_.size(); ++i)
         if (model_.nodes()[i].kind == NodeKind::kStatic)
@@ -360,26 +298,9 @@ void EulerParametersFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::Ve
                 "formulation 'euler parameters': static structural node " +
                 std::to_string(model_.nodes()[i].label) +
                 " is not supported yet (initial accelerations); use the cgr formulation");
-    Eigen::SparseMatrix<double> A = FromTriplets(nv_ + nc_, nv_ + nc_, t);
-    Eigen::VectorXd rhs(nv_ + nc_);
-    rhs << -f0, -phi_dd;
-    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-    lu.compute(A);
-    if (lu.info() != Eigen::Success)
-        throw RunError("euler parameters: singular initial acceleration system at t = " +
-                       std::to_string(t_) + " (redundant constraints?)");
-    const Eigen::VectorXd sol = lu.solve(rhs);
-    a = sol.head(nv_);
-    lambda = sol.tail(nc_);
+    SolveInitialSystem(J, f0, -phi_dd, a, lambda);
     lambda_ = lambda;
     ComputeStates(v);
-}
-
-void EulerParametersFormulation::AfterConvergence(const Eigen::VectorXd& v,
-                                                  const Eigen::VectorXd& lambda) {
-    v_ = v;
-    lambda_ = lambda;
-    ComputeStates(v_);
 }
 
 std::vector<int> EulerParametersFormulation::euler_parameter_offsets() const {
@@ -388,57 +309,19 @@ std::vector<int> EulerParametersFormulation::euler_parameter_offsets() const {
     return out;
 }
 
-std::string EulerParametersFormulation::DescribeEquation(int row) const {
-    static const char* kRows[7] = {"force x",
-                                   "force y",
-                                   "force z",
-                                   "euler parameter e0",
-                                   "euler parameter e1",
-                                   "euler parameter e2",
-                                   "euler parameter e3"};
-    std::ostringstream os;
-    if (row < nv_) {
-        os << "structural node " << model_.nodes()[row / kNodeCoords].label << ", "
-           << kRows[row % kNodeCoords];
-        return os.str();
-    }
-    const int c = row - nv_;
-    if (c >= nm_elements_) {
-        os << "structural node " << model_.nodes()[c - nm_elements_].label << ", unit length of e";
-        return os.str();
-    }
-    const auto& elems = model_.elements();
-    for (size_t e = 0; e < elements_.size(); ++e) {
-        const ElementData& ed = elements_[e];
-        if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m) {
-            return DescribeConstraintRow(*elems[e], c - ed.mult_offset);
-        }
-    }
-    os << "equation " << row;
-    return os.str();
+const std::vector<std::string>& EulerParametersFormulation::NodeRowNames() const {
+    static const std::vector<std::string> kRows = {"force x",
+                                                   "force y",
+                                                   "force z",
+                                                   "euler parameter e0",
+                                                   "euler parameter e1",
+                                                   "euler parameter e2",
+                                                   "euler parameter e3"};
+    return kRows;
 }
 
-Invariants EulerParametersFormulation::ComputeInvariants() const {
-    Invariants inv;
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
-    }
-    const auto& elems = model_.elements();
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
-    ElementBlock b;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        const ElementData& ed = elements_[e];
-        const ElementContext ctx{t_, ptrs_.data() + ptr_offset_[e],
-                                 ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr, grav};
-        inv.potential += elems[e]->PotentialEnergy(ctx);
-        if (ed.m > 0) {
-            b.Reset(static_cast<int>(elems[e]->nodes().size()), ed.m, false);
-            elems[e]->Evaluate(ctx, b);
-            for (int j = 0; j < ed.m; ++j)
-                inv.constraint_violation = std::max(inv.constraint_violation, std::abs(b.phi[j]));
-        }
-    }
-    return inv;
+std::string EulerParametersFormulation::DescribeExtraConstraint(int k) const {
+    return "structural node " + std::to_string(model_.nodes()[k].label) + ", unit length of e";
 }
 
 }  // namespace mbstep::ep

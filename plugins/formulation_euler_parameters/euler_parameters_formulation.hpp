@@ -53,6 +53,7 @@
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/formulation/second_order_base.hpp"
 
 namespace mbstep::ep {
 
@@ -64,63 +65,32 @@ using Mat34 = Eigen::Matrix<double, 3, 4>;
 Mat34 EMatrix(const Vec4& e);
 Mat34 LMatrix(const Vec4& e);
 
-class EulerParametersFormulation final : public Formulation, public SecondOrderProblem {
+class EulerParametersFormulation final : public VectorSpaceFormulationBase {
   public:
     explicit EulerParametersFormulation(const Model& model);
 
-    // Formulation
     std::string name() const override { return "euler parameters"; }
-    ProblemInterface interface() const override { return ProblemInterface::kSecondOrderDae; }
-    SecondOrderProblem* second_order() override { return this; }
-    const Model& model() const override { return model_; }
-    const std::vector<FrameState>& node_states() const override { return states_; }
-    const double* multipliers(int element) const override;
-    double time() const override { return t_; }
-    Invariants ComputeInvariants() const override;
-    void set_threads(int /*n*/) override {}  // serial assembly
-
-    // SecondOrderProblem
-    int num_velocities() const override { return nv_; }
-    int num_constraints() const override { return nc_; }
-    bool vector_space() const override { return true; }
-    const Eigen::VectorXd& q() const override { return q_; }
-    void set_q(const Eigen::VectorXd& q) override;
-    void Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
-                 Eigen::VectorXd& q1) const override {
-        q1 = q0 + dq;
-    }
-    void TangentOperator(const Eigen::VectorXd& dq, Eigen::SparseMatrix<double>& T) const override;
-    void SetTime(double t) override { t_ = t; }
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
                   Eigen::VectorXd& Ma, Eigen::VectorXd& f, Eigen::VectorXd& phi) override;
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
                   Jacobians& J) override;
     void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
                            Eigen::VectorXd& lambda) override;
-    void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) override;
-    std::string DescribeEquation(int row) const override;
     std::vector<int> euler_parameter_offsets() const override;
+
+  protected:
+    const std::vector<std::string>& NodeRowNames() const override;
+    std::string DescribeExtraConstraint(int k) const override;
 
   private:
     struct NodeData {
-        int offset{0};  // in q and v (7 per node)
-        NodeInertia inertia;
+        int offset{0};            // in q and v (7 per node)
         bool offset_mass{false};  // s != 0: the coupling terms (6), (7)
     };
-    using ElementData = ElementSlot;
-    void ComputeStates(const Eigen::VectorXd& v);
-    int unit_offset(int node) const { return nm_elements_ + node; }
+    void ComputeStates(const Eigen::VectorXd& v) override;
+    int unit_offset(int node) const { return num_element_multipliers_ + node; }
 
-    const Model& model_;
-    int nv_{0}, nc_{0}, nm_elements_{0};
-    double t_{0.0};
     std::vector<NodeData> nodes_;
-    std::vector<ElementData> elements_;
-    std::vector<int> active_elements_;
-    Eigen::VectorXd q_, v_, lambda_;
-    std::vector<FrameState> states_;
-    std::vector<const FrameState*> ptrs_;
-    std::vector<int> ptr_offset_;
 };
 
 }  // namespace mbstep::ep

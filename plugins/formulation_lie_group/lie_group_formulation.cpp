@@ -20,28 +20,11 @@ void PushBlock(std::vector<Eigen::Triplet<double>>& t, int r0, int c0, const Blo
 }
 }  // namespace
 
-LieGroupFormulation::LieGroupFormulation(const Model& model) : model_(model) {
+LieGroupFormulation::LieGroupFormulation(const Model& model)
+    : SecondOrderFormulationBase(model, "lie group") {
     const auto& mnodes = model.nodes();
-    nn_ = static_cast<int>(mnodes.size());
     nv_ = 6 * nn_;
-    nodes_.resize(nn_);
-    states_.resize(nn_);
-
-    // Inertia attached to nodes by bodies (node frame).
-    const auto& elems = model.elements();
-    for (const auto& e : elems) {
-        std::vector<NodeInertia> local(e->nodes().size());
-        e->AddInertia(local);
-        for (size_t k = 0; k < local.size(); ++k) nodes_[e->nodes()[k]].inertia += local[k];
-    }
-    for (int i = 0; i < nn_; ++i)
-        if (mnodes[i].kind == NodeKind::kDynamic && nodes_[i].inertia.m <= 0.0)
-            throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
-                           " has no mass: attach a body or make it static");
-
-    // Multipliers, element node pointers.
-    BuildElementTable(model_, states_, "lie group", nc_, elements_, state_ptrs_, state_ptr_offset_,
-                      active_elements_);
+    nc_ = num_element_multipliers_;
 
     // Initial configuration and twists.
     q_.setZero(12 * nn_);
@@ -52,11 +35,6 @@ LieGroupFormulation::LieGroupFormulation(const Model& model) : model_(model) {
         states_[i] = s0;
     }
     lambda_.setZero(nc_);
-}
-
-const double* LieGroupFormulation::multipliers(int element) const {
-    const ElementData& ed = elements_[element];
-    return ed.m > 0 ? lambda_.data() + ed.mult_offset : nullptr;
 }
 
 void LieGroupFormulation::set_q(const Eigen::VectorXd& q) {
@@ -104,8 +82,7 @@ void LieGroupFormulation::TangentOperator(const Eigen::VectorXd& dq,
 
 void LieGroupFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) const {
     const Element& el = *model_.elements()[e];
-    ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e),
-                       model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+    const ElementContext ctx = Context(e, lambda_.data());
     block.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, jacobian);
     el.Evaluate(ctx, block);
 }
@@ -120,7 +97,7 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
     phi.setZero(nc_);
     // Inertia, eqs. (1), (2).
     for (int i = 0; i < nn_; ++i) {
-        const NodeInertia& in = nodes_[i].inertia;
+        const NodeInertia& in = inertia_[i];
         const Mat3& R = states_[i].R;
         const Vec3 W = v.segment<3>(6 * i + 3);
         const Vec3 ax = a.segment<3>(6 * i), aW = a.segment<3>(6 * i + 3);
@@ -139,7 +116,7 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
             f.segment<3>(6 * i) -= block_.f.segment<3>(6 * k);
             f.segment<3>(6 * i + 3) -= states_[i].R.transpose() * block_.f.segment<3>(6 * k + 3);
         }
-        const ElementData& ed = elements_[e];
+        const ElementSlot& ed = elements_[e];
         if (ed.m > 0) phi.segment(ed.mult_offset, ed.m) = block_.phi;
     }
 }
@@ -151,7 +128,7 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
     for (auto* t : {&tM_, &tKq_, &tC_, &tK_, &tL_, &tB_}) t->clear();
     // Inertia blocks (header: derivatives of (1), (2)).
     for (int i = 0; i < nn_; ++i) {
-        const NodeInertia& in = nodes_[i].inertia;
+        const NodeInertia& in = inertia_[i];
         const Mat3& R = states_[i].R;
         const Vec3 W = v.segment<3>(6 * i + 3);
         const Vec3 ax = a.segment<3>(6 * i), aW = a.segment<3>(6 * i + 3);
@@ -177,7 +154,7 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
         EvaluateElement(e, block_, true);
         const auto& en = elems[e]->nodes();
         const int k = static_cast<int>(en.size());
-        const ElementData& ed = elements_[e];
+        const ElementSlot& ed = elements_[e];
         for (int p = 0; p < k; ++p) {
             const int i = en[p];
             const Mat3 RiT = states_[i].R.transpose();
@@ -242,18 +219,7 @@ void LieGroupFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd&
     Evaluate(v, a, lambda, Ma, f, phi);
     Jacobians J;
     Evaluate(v, a, lambda, J);
-    const int N = nv_ + nc_;
-    std::vector<Eigen::Triplet<double>> trip;
-    auto add = [&](const Eigen::SparseMatrix<double>& m, int r0, int c0) {
-        for (int c = 0; c < m.outerSize(); ++c)
-            for (Eigen::SparseMatrix<double>::InnerIterator it(m, c); it; ++it)
-                if (it.value() != 0.0) trip.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
-    };
-    add(J.M, 0, 0);
-    add(J.L, 0, nv_);
-    add(J.B, nv_, 0);
-    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
-    rhs.head(nv_) = -f;
+    Eigen::VectorXd rhs_phi = Eigen::VectorXd::Zero(nc_);
 
     // Velocity-product terms of the constraints: psi'(0) by central differences.
     const auto& elems = model_.elements();
@@ -297,21 +263,9 @@ void LieGroupFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd&
         const double d = 1e-3 / wmax;
         const Eigen::VectorXd d1 = (psi(d) - psi(-d)) / (2 * d);
         const Eigen::VectorXd d2 = (psi(0.5 * d) - psi(-0.5 * d)) / d;
-        rhs.segment(nv_ + elements_[e].mult_offset, m) = -(4.0 * d2 - d1) / 3.0;
+        rhs_phi.segment(elements_[e].mult_offset, m) = -(4.0 * d2 - d1) / 3.0;
     }
-    Eigen::SparseMatrix<double> A(N, N);
-    A.setFromTriplets(trip.begin(), trip.end());
-    A.makeCompressed();
-    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-    lu.compute(A);
-    if (lu.info() != Eigen::Success)
-        throw RunError(
-            "lie group initial conditions: singular system at t = " + std::to_string(t_) +
-            " (redundant constraints, or a static node without stiffness?)");
-    const Eigen::VectorXd sol = lu.solve(rhs);
-    if (!sol.allFinite()) throw RunError("lie group initial conditions: non-finite solution");
-    a = sol.head(nv_);
-    lambda = sol.tail(nc_);
+    SolveInitialSystem(J, f, rhs_phi, a, lambda);
     AfterConvergence(v, lambda);
 }
 
@@ -321,45 +275,10 @@ void LieGroupFormulation::AfterConvergence(const Eigen::VectorXd& v,
     UpdateStates(v);
 }
 
-std::string LieGroupFormulation::DescribeEquation(int row) const {
-    static const char* kNodeRows[6] = {"force x",         "force y",         "force z",
-                                       "moment x (body)", "moment y (body)", "moment z (body)"};
-    std::ostringstream os;
-    if (row >= 0 && row < nv_) {
-        os << "structural node " << model_.nodes()[row / 6].label << ", " << kNodeRows[row % 6];
-        return os.str();
-    }
-    const auto& elems = model_.elements();
-    for (size_t e = 0; e < elements_.size(); ++e) {
-        const ElementData& ed = elements_[e];
-        const int r = row - nv_;
-        if (ed.m > 0 && r >= ed.mult_offset && r < ed.mult_offset + ed.m) {
-            return DescribeConstraintRow(*elems[e], r - ed.mult_offset);
-        }
-    }
-    os << "equation " << row;
-    return os.str();
-}
-
-Invariants LieGroupFormulation::ComputeInvariants() const {
-    Invariants inv;
-    for (int i = 0; i < nn_; ++i) {
-        AddNodeInvariants(nodes_[i].inertia, states_[i], inv);
-    }
-    const auto& elems = model_.elements();
-    for (size_t e = 0; e < elems.size(); ++e) {
-        ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e],
-                           multipliers(static_cast<int>(e)),
-                           model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
-        inv.potential += elems[e]->PotentialEnergy(ctx);
-        if (elements_[e].m > 0) {
-            EvaluateElement(static_cast<int>(e), block_, false);
-            for (int j = 0; j < elements_[e].m; ++j)
-                inv.constraint_violation =
-                    std::max(inv.constraint_violation, std::abs(block_.phi[j]));
-        }
-    }
-    return inv;
+const std::vector<std::string>& LieGroupFormulation::NodeRowNames() const {
+    static const std::vector<std::string> kRows = {
+        "force x", "force y", "force z", "moment x (body)", "moment y (body)", "moment z (body)"};
+    return kRows;
 }
 
 }  // namespace mbstep::lie_group

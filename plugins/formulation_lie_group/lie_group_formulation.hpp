@@ -47,34 +47,20 @@
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/formulation/second_order_base.hpp"
 
 namespace mbstep::lie_group {
 
-class LieGroupFormulation final : public Formulation, public SecondOrderProblem {
+class LieGroupFormulation final : public SecondOrderFormulationBase {
   public:
     explicit LieGroupFormulation(const Model& model);
 
-    // Formulation
     std::string name() const override { return "lie group"; }
-    ProblemInterface interface() const override { return ProblemInterface::kSecondOrderDae; }
-    SecondOrderProblem* second_order() override { return this; }
-    const Model& model() const override { return model_; }
-    const std::vector<FrameState>& node_states() const override { return states_; }
-    const double* multipliers(int element) const override;
-    double time() const override { return t_; }
-    Invariants ComputeInvariants() const override;
-    void set_threads(int /*n*/) override {}
-
-    // SecondOrderProblem
-    int num_velocities() const override { return nv_; }
-    int num_constraints() const override { return nc_; }
     bool vector_space() const override { return false; }
-    const Eigen::VectorXd& q() const override { return q_; }
     void set_q(const Eigen::VectorXd& q) override;
     void Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
                  Eigen::VectorXd& q1) const override;
     void TangentOperator(const Eigen::VectorXd& dq, Eigen::SparseMatrix<double>& T) const override;
-    void SetTime(double t) override { t_ = t; }
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
                   Eigen::VectorXd& Ma, Eigen::VectorXd& f, Eigen::VectorXd& phi) override;
     void Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a, const Eigen::VectorXd& lambda,
@@ -82,33 +68,19 @@ class LieGroupFormulation final : public Formulation, public SecondOrderProblem 
     void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
                            Eigen::VectorXd& lambda) override;
     void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) override;
-    std::string DescribeEquation(int row) const override;
 
     /// Orientation of node i stored in q.
     static Mat3 Rotation(const Eigen::VectorXd& q, int i) {
         return Eigen::Map<const Mat3>(q.data() + 12 * i + 3);
     }
 
-  private:
-    struct NodeData {
-        NodeInertia inertia;  // node frame
-    };
-    using ElementData = ElementSlot;
+  protected:
+    const std::vector<std::string>& NodeRowNames() const override;
 
+  private:
     void UpdateStates(const Eigen::VectorXd& v);
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
 
-    const Model& model_;
-    int nn_{0}, nv_{0}, nc_{0};
-    double t_{0.0};
-    Eigen::VectorXd q_;
-    Eigen::VectorXd lambda_;
-    std::vector<NodeData> nodes_;
-    std::vector<ElementData> elements_;
-    std::vector<int> active_elements_;
-    std::vector<FrameState> states_;
-    std::vector<const FrameState*> state_ptrs_;  // per element, flattened
-    std::vector<int> state_ptr_offset_;
     mutable ElementBlock block_;
     std::vector<Eigen::Triplet<double>> tM_, tKq_, tC_, tK_, tL_, tB_;
 };
