@@ -35,8 +35,11 @@ void AddColumnRuns(double* values, const int* slots, int cols, int rows, const B
 }
 }  // namespace
 
-CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction)
-    : model_(model), rereference_at_prediction_(rereference_at_prediction) {
+CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction, Momenta momenta)
+    : model_(model),
+      rereference_at_prediction_(rereference_at_prediction),
+      eliminate_(momenta != Momenta::kUnknowns),
+      scale_rows_(momenta == Momenta::kEliminated) {
     const auto& mnodes = model.nodes();
     const int nn = static_cast<int>(mnodes.size());
     nodes_.resize(nn);
@@ -52,20 +55,26 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         for (size_t k = 0; k < local.size(); ++k) inertia[e->nodes()[k]] += local[k];
     }
 
-    // Dof numbering: nodes, then multipliers.
-    int off = 0;
+    // Dof numbering: nodes, then multipliers; Newton numbering likewise, without the momenta
+    // when they are eliminated.
+    int off = 0, row = 0;
     for (int i = 0; i < nn; ++i) {
         NodeData& nd = nodes_[i];
         nd.offset = off;
+        nd.row = row;
         nd.dynamic = mnodes[i].kind == NodeKind::kDynamic;
         nd.inertia = inertia[i];
         if (nd.dynamic && inertia[i].m <= 0.0)
             throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
                            " has no mass: attach a body or make it static");
         off += nd.dynamic ? kDynamicDofs : kStaticDofs;
+        row += nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs;
+        if (eliminate_)
+            for (int j = 0; j < kStaticDofs; ++j) unknowns_.push_back(nd.offset + j);
     }
     const int node_dofs = off;
     node_dofs_ = node_dofs;
+    node_rows_ = row;
     elements_.resize(elems.size());
     state_ptr_offset_.resize(elems.size());
     int ptrs = 0;
@@ -78,13 +87,17 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         elements_[e].m = m;
         if (m > 0) {
             elements_[e].mult_offset = off;
+            elements_[e].mult_row = row;
+            for (int j = 0; j < m && eliminate_; ++j) unknowns_.push_back(off + j);
             off += m;
+            row += m;
         }
         state_ptr_offset_[e] = ptrs;
         ptrs += static_cast<int>(elems[e]->nodes().size());
         if (elems[e]->HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
     }
     n_ = off;
+    nu_ = row;
     kinds_.assign(n_, DofKind::kDifferential);
     std::fill(kinds_.begin() + node_dofs, kinds_.end(), DofKind::kAlgebraic);
     state_ptrs_.resize(ptrs);
@@ -127,32 +140,34 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
 }
 
 void CgrFormulation::BuildPattern() {
+    // In Newton numbering: a node's own block is 12x12 (dynamic node, momenta unknowns) or 6x6;
+    // elements touch only the first 6 unknowns (x', g') of their nodes and their multipliers.
     const auto& elems = model_.elements();
-    PatternBuilder pb(n_);
-    for (const NodeData& nd : nodes_) {
-        const int k = nd.dynamic ? kDynamicDofs : kStaticDofs;
-        pb.AddBlock(nd.offset, k, nd.offset, k);
-    }
+    auto block = [&](const NodeData& nd) {
+        return nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs;
+    };
+    PatternBuilder pb(nu_);
+    for (const NodeData& nd : nodes_) pb.AddBlock(nd.row, block(nd), nd.row, block(nd));
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
         const ElementData& ed = elements_[e];
         for (int a : en) {
-            for (int b : en) pb.AddBlock(nodes_[a].offset, 6, nodes_[b].offset, 6);
+            for (int b : en) pb.AddBlock(nodes_[a].row, 6, nodes_[b].row, 6);
             if (ed.m > 0) {
-                pb.AddBlock(nodes_[a].offset, 6, ed.mult_offset, ed.m);
-                pb.AddBlock(ed.mult_offset, ed.m, nodes_[a].offset, 6);
+                pb.AddBlock(nodes_[a].row, 6, ed.mult_row, ed.m);
+                pb.AddBlock(ed.mult_row, ed.m, nodes_[a].row, 6);
             }
         }
-        if (ed.m > 0 && en.empty()) pb.AddBlock(ed.mult_offset, ed.m, ed.mult_offset, ed.m);
+        if (ed.m > 0 && en.empty()) pb.AddBlock(ed.mult_row, ed.m, ed.mult_row, ed.m);
     }
     pattern_ = pb.Build();
 
     // Slots: for every column of a dense block, the value index of the block's first row.
     node_slots_.clear();
     for (const NodeData& nd : nodes_) {
-        const int k = nd.dynamic ? kDynamicDofs : kStaticDofs;
+        const int k = block(nd);
         for (int j = 0; j < kDynamicDofs; ++j)
-            node_slots_.push_back(j < k ? PatternSlot(pattern_, nd.offset, nd.offset + j) : -1);
+            node_slots_.push_back(j < k ? PatternSlot(pattern_, nd.row, nd.row + j) : -1);
     }
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
@@ -161,15 +176,19 @@ void CgrFormulation::BuildPattern() {
         for (int a : en)  // node rows x node columns: [(a * k + b) * 6 + j]
             for (int b : en)
                 for (int j = 0; j < 6; ++j)
-                    ed.slots.push_back(
-                        PatternSlot(pattern_, nodes_[a].offset, nodes_[b].offset + j));
+                    ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, nodes_[b].row + j));
         for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
             for (int j = 0; j < ed.m; ++j)
-                ed.slots.push_back(PatternSlot(pattern_, nodes_[a].offset, ed.mult_offset + j));
+                ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
         for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
             for (int j = 0; j < 6 && ed.m > 0; ++j)
-                ed.slots.push_back(PatternSlot(pattern_, ed.mult_offset, nodes_[b].offset + j));
+                ed.slots.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
     }
+}
+
+std::string CgrFormulation::name() const {
+    if (eliminate_) return scale_rows_ ? "cgr velocity" : "cgr velocity unscaled";
+    return rereference_at_prediction_ ? "mbdyn cgr" : "cgr";
 }
 
 void CgrFormulation::UpdateNodeState(size_t i) const {
@@ -199,6 +218,31 @@ void CgrFormulation::UpdateNodeState(size_t i) const {
     std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
     std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
     nd.maps_valid = true;
+}
+
+void CgrFormulation::EliminateMomenta(size_t i, double c) {
+    NodeData& nd = nodes_[i];
+    const int o = nd.offset;
+    // Skipped when (x', g'), (g, beta, gamma), (beta', gamma') and c are those of the last
+    // elimination (Jacobian after Residual at the same Newton point): repeating it would move
+    // y - c y' by round-off.
+    const size_t kXp = 6 * sizeof(double), kY = 9 * sizeof(double), kMp = 6 * sizeof(double);
+    if (nd.elim_valid && nd.elim_c == c &&
+        std::memcmp(yp_.data() + o, nd.elim_at.data(), kXp) == 0 &&
+        std::memcmp(y_.data() + o + 3, nd.elim_at.data() + 6, kY) == 0 &&
+        std::memcmp(yp_.data() + o + 6, nd.elim_at.data() + 15, kMp) == 0)
+        return;
+    const FrameState& s = states_[i];
+    Eigen::Matrix<double, 6, 1> p;
+    p << nd.inertia.m * s.v + s.w.cross(nd.S), nd.S.cross(s.v) + nd.J * s.w;
+    const Eigen::Matrix<double, 6, 1> history = y_.segment<6>(o + 6) - c * yp_.segment<6>(o + 6);
+    y_.segment<6>(o + 6) = p;
+    yp_.segment<6>(o + 6) = (p - history) / c;
+    std::memcpy(nd.elim_at.data(), yp_.data() + o, kXp);
+    std::memcpy(nd.elim_at.data() + 6, y_.data() + o + 3, kY);
+    std::memcpy(nd.elim_at.data() + 15, yp_.data() + o + 6, kMp);
+    nd.elim_c = c;
+    nd.elim_valid = true;
 }
 
 void CgrFormulation::ComputeStates() const {
@@ -268,21 +312,31 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
 void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
     // y, y' may have been written directly (prediction, tests): every node's state is brought
     // up to date in the node pass (its rotation maps only where g, g' changed).
-    r.resize(n_);
-    r.tail(n_ - node_dofs_).setZero();  // every multiplier row is written below
+    r.resize(nu_);
+    r.tail(nu_ - node_rows_).setZero();  // every multiplier row is written below
+    last_c_ = c;
     const auto& elems = model_.elements();
     Parallel([&] {
-        // Node pass: state and inertia terms (1)-(4) of dynamic nodes; static nodes' rows
-        // start at zero.
+        // Node pass: state and inertia terms (1)-(4) of dynamic nodes (with the momenta
+        // eliminated: (1), (2) at the momenta of the unknowns, rows (3), (4) hold exactly);
+        // static nodes' rows start at zero.
         ForEachNode([&](size_t i) {
             UpdateNodeState(i);
             const NodeData& nd = nodes_[i];
-            const int o = nd.offset;
+            const int o = nd.offset, ro = nd.row;
             if (!nd.dynamic) {
-                r.segment<kStaticDofs>(o).setZero();
+                r.segment<kStaticDofs>(ro).setZero();
                 return;
             }
             const FrameState& s = states_[i];
+            if (eliminate_) {
+                EliminateMomenta(i, c);
+                const double rs = RowFactor(nd, c);
+                const Vec3 beta = y_.segment<3>(o + 6);
+                r.segment<3>(ro) = -(rs * yp_.segment<3>(o + 6));                          // (1)
+                r.segment<3>(ro + 3) = -(rs * (yp_.segment<3>(o + 9) + s.v.cross(beta)));  // (2)
+                return;
+            }
             const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
             r.segment<3>(o) = -yp_.segment<3>(o + 6);                           // (1)
             r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);     // (2)
@@ -293,11 +347,13 @@ void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
         ForEachElementColored([&](int e, ElementBlock& b) {
             EvaluateElement(e, b, false);
             const auto& en = elems[e]->nodes();
-            for (size_t a = 0; a < en.size(); ++a)
-                r.segment<6>(nodes_[en[a]].offset) += b.f.segment<6>(6 * a);
+            for (size_t a = 0; a < en.size(); ++a) {
+                const NodeData& na = nodes_[en[a]];
+                r.segment<6>(na.row) += RowFactor(na, c) * b.f.segment<6>(6 * a);
+            }
             const ElementData& ed = elements_[e];
             for (int j = 0; j < ed.m; ++j)
-                r[ed.mult_offset + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+                r[ed.mult_row + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
         });
     });
     states_dirty_ = false;
@@ -309,17 +365,19 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
     // colours add in a fixed order, so every value is the same sum for any number of threads.
     double* values = Jm.valuePtr();
     const int* outer = Jm.outerIndexPtr();
-    std::fill(values + outer[node_dofs_], values + Jm.nonZeros(), 0.0);
+    std::fill(values + outer[node_rows_], values + Jm.nonZeros(), 0.0);
     const auto& elems = model_.elements();
     Parallel([&] {
         // Inertia blocks of dynamic nodes; columns (x', g', beta', gamma') + c d/d(x, g, beta,
         // gamma).
         ForEachNode([&](size_t i) {
             UpdateNodeState(i);
+            if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
             const NodeData& nd = nodes_[i];
-            const int o = nd.offset;
-            std::fill(values + outer[o],
-                      values + outer[o + (nd.dynamic ? kDynamicDofs : kStaticDofs)], 0.0);
+            const int o = nd.offset, ro = nd.row;
+            std::fill(values + outer[ro],
+                      values + outer[ro + (nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs)],
+                      0.0);
             if (!nd.dynamic) return;
             const Mat3 I = Mat3::Identity();
             const FrameState& s = states_[i];
@@ -339,7 +397,25 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
             B.block<3, 3>(9, 0) = -Sx;                                    // (4) x'
             B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
                                                    J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
-            AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
+            if (!eliminate_) {
+                AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
+                return;
+            }
+            // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
+            // momentum columns is c I: J_uu - J_um J_mu / c with J_um = [-I, 0; -c v~, -I]
+            // (rows (1), (2)), J_mu = B(6:12, 0:6), J_uu = [0; beta~, 0]; rows times RowFactor.
+            const auto Jmu1 = B.block<3, 6>(6, 0), Jmu2 = B.block<3, 6>(9, 0);
+            Mat6 Bu;
+            if (scale_rows_) {
+                Bu.topRows<3>() = Jmu1;
+                Bu.bottomRows<3>() = c * (Skew(s.v) * Jmu1) + Jmu2;
+                Bu.block<3, 3>(3, 0) += c * Skew(beta);
+            } else {
+                Bu.topRows<3>() = Jmu1 / c;
+                Bu.bottomRows<3>() = Skew(s.v) * Jmu1 + Jmu2 / c;
+                Bu.block<3, 3>(3, 0) += Skew(beta);
+            }
+            AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 6, 6, Bu);
         });
         // Element blocks mapped to (x', g') columns, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {
@@ -349,7 +425,8 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
             const ElementData& ed = elements_[e];
             const int* slots = ed.slots.data();
             Eigen::Matrix<double, 6, 6> blk;
-            for (int a = 0; a < k; ++a)
+            for (int a = 0; a < k; ++a) {
+                const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
                 for (int bb = 0; bb < k; ++bb) {
                     const NodeData& nb = nodes_[en[bb]];
                     const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
@@ -361,22 +438,25 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                     if (c_zero) {
                         blk.leftCols<3>() = -(c * K.leftCols<3>());
                         blk.rightCols<3>() = -(c * (K.rightCols<3>() * nb.G));
-                        AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
-                        continue;
+                    } else {
+                        blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
+                        blk.rightCols<3>() =
+                            -(C.rightCols<3>() * nb.G +
+                              c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
                     }
-                    blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
-                    blk.rightCols<3>() =
-                        -(C.rightCols<3>() * nb.G +
-                          c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
+                    if (rs != 1.0) blk *= rs;
                     AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
                 }
+            }
             if (ed.m > 0) {
                 const int* lslots = slots + k * k * 6;
-                for (int a = 0; a < k; ++a)
+                for (int a = 0; a < k; ++a) {
+                    const double rs = RowFactor(nodes_[en[a]], c);
                     for (int j = 0; j < ed.m; ++j) {
                         double* v = values + lslots[a * ed.m + j];
-                        for (int i = 0; i < 6; ++i) v[i] += b.L(6 * a + i, j);
+                        for (int i = 0; i < 6; ++i) v[i] += rs * b.L(6 * a + i, j);
                     }
+                }
                 const int* cslots = lslots + k * ed.m;
                 Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(
                     ed.m, 6);
@@ -398,11 +478,20 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
 }
 
 void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
-    // Differential dofs (the nodes') are [0, node_dofs_), the multipliers after them.
-    const int nd = node_dofs_, nm = n_ - node_dofs_;
-    yp_.head(nd) += delta.head(nd);
-    y_.head(nd) += c * delta.head(nd);
+    // Differential dofs (the nodes') come first, the multipliers after them.
+    const int nm = n_ - node_dofs_;
+    if (eliminate_) {
+        // x', g' of every node; the momenta follow at the next elimination.
+        for (const NodeData& nd : nodes_) {
+            yp_.segment<6>(nd.offset) += delta.segment<6>(nd.row);
+            y_.segment<6>(nd.offset) += c * delta.segment<6>(nd.row);
+        }
+    } else {
+        yp_.head(node_dofs_) += delta.head(node_dofs_);
+        y_.head(node_dofs_) += c * delta.head(node_dofs_);
+    }
     y_.tail(nm) += delta.tail(nm);
+    last_c_ = c;
     states_dirty_ = true;
 }
 
@@ -430,7 +519,7 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
             }
             nd.R_ref = past[k].R;
             nd.w_ref.setZero();
-            nd.maps_valid = false;
+            InvalidateNodeCaches(nd);
         });
     });
     states_dirty_ = true;
@@ -441,6 +530,7 @@ void CgrFormulation::AfterPredict() {
         // The correction stays in parameters relative to R_{N-1}: R = R(g) R_{N-1},
         // w = G(g) g', with g = g_p + c (g' - g'_p) additive, so the converged point satisfies
         // the integration formula in g exactly and does not depend on the predictor.
+        for (NodeData& nd : nodes_) nd.elim_valid = false;  // momenta: from the prediction
         states_dirty_ = true;
         return;
     }
@@ -451,7 +541,7 @@ void CgrFormulation::AfterPredict() {
         const Vec3 gp = yp_.segment<3>(nd.offset + 3);
         nd.w_ref = CgrG(g) * gp + CgrRotation(g) * nd.w_ref;
         nd.R_ref = CgrRotation(g) * nd.R_ref;
-        nd.maps_valid = false;
+        InvalidateNodeCaches(nd);
         y_.segment<3>(nd.offset + 3).setZero();
         yp_.segment<3>(nd.offset + 3).setZero();
     }
@@ -459,6 +549,17 @@ void CgrFormulation::AfterPredict() {
 }
 
 void CgrFormulation::AfterConvergence() {
+    if (eliminate_) {
+        // Newton may stop on the increment test right after Update: the momenta follow the
+        // converged unknowns (as in every Residual, with the c of the last one).
+        Parallel([&] {
+            ForEachNode([&](size_t i) {
+                UpdateNodeState(i);
+                if (nodes_[i].dynamic) EliminateMomenta(i, last_c_);
+            });
+        });
+        states_dirty_ = false;
+    }
     ComputeStates();
     for (size_t i = 0; i < nodes_.size(); ++i) {
         past_[i].push_front(PastPoint{states_[i].R, states_[i].w});
@@ -469,7 +570,7 @@ void CgrFormulation::RestoreLastSolved() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
         nodes_[i].R_ref = past_[i][0].R;
         nodes_[i].w_ref.setZero();
-        nodes_[i].maps_valid = false;
+        InvalidateNodeCaches(nodes_[i]);
     }
     states_dirty_ = true;
 }
@@ -479,6 +580,7 @@ std::string CgrFormulation::DescribeEquation(int row) const {
         "force x",    "force y",           "force z",           "moment x",
         "moment y",   "moment z",          "momentum x",        "momentum y",
         "momentum z", "momentum moment x", "momentum moment y", "momentum moment z"};
+    if (eliminate_ && row >= 0 && row < nu_) row = unknowns_[row];  // Newton -> state numbering
     std::ostringstream os;
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const int k = nodes_[i].dynamic ? kDynamicDofs : kStaticDofs;
@@ -671,6 +773,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         if (elements_[e].m > 0)
             y_.segment(elements_[e].mult_offset, elements_[e].m) =
                 sol.segment(moff[e], elements_[e].m);
+    for (NodeData& nd : nodes_) nd.elim_valid = false;
     states_dirty_ = true;
     return 1;
 }

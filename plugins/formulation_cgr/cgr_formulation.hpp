@@ -31,6 +31,11 @@
 //     prediction, so the converged point depends on the predictor (docs/DESIGN.md).
 //
 // Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp).
+//
+// With Momenta::kEliminated[Unscaled] the same class is `cgr velocity` [unscaled]: the state
+// y, y' is the same, but Newton's unknowns are only x', g' and lambda; the momenta are set from
+// them in the node pass and the iteration matrix is the Schur complement of the one above,
+// assembled directly (plugins/formulation_cgr_velocity/cgr_velocity_formulation.hpp).
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>
@@ -48,11 +53,17 @@ namespace mbstep::cgr {
 
 class CgrFormulation final : public Formulation, public FirstOrderProblem {
   public:
+    /// How the momenta beta, gamma enter Newton: as unknowns (`cgr`), or eliminated with the
+    /// force and moment rows of dynamic nodes multiplied by c (`cgr velocity`) or not
+    /// (`cgr velocity unscaled`).
+    enum class Momenta { kUnknowns, kEliminated, kEliminatedUnscaled };
+
     /// rereference_at_prediction: MBDyn's variant (`mbdyn cgr`), see AfterPredict.
-    explicit CgrFormulation(const Model& model, bool rereference_at_prediction = false);
+    explicit CgrFormulation(const Model& model, bool rereference_at_prediction = false,
+                            Momenta momenta = Momenta::kUnknowns);
 
     // Formulation
-    std::string name() const override { return rereference_at_prediction_ ? "mbdyn cgr" : "cgr"; }
+    std::string name() const override;
     ProblemInterface interface() const override { return ProblemInterface::kFirstOrderDae; }
     FirstOrderProblem* first_order() override { return this; }
     const Model& model() const override { return model_; }
@@ -72,6 +83,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void Residual(double c, Eigen::VectorXd& r) override;
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
     const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
+    int unknown_dof(int k) const override { return eliminate_ ? unknowns_[k] : k; }
     void Update(const Eigen::VectorXd& delta, double c) override;
     void AfterConvergence() override;
     void RestoreLastSolved() override;
@@ -87,7 +99,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
 
   private:
     struct NodeData {
-        int offset{0};
+        int offset{0};  // of x in y, y'
+        int row{0};     // Newton index of x' (= offset unless the momenta are eliminated)
         bool dynamic{false};
         NodeInertia inertia;  // node frame
         Mat3 R_ref{Mat3::Identity()};
@@ -102,9 +115,15 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         Mat3 J{Mat3::Zero()};
         std::array<double, 6> at{};
         bool maps_valid{false};  // false after R_ref or w_ref changed
+        // Momenta eliminated: the bits of (x', g'), (g, beta, gamma), (beta', gamma') and c
+        // after the last elimination (repeated only when one of them changed).
+        std::array<double, 21> elim_at{};
+        double elim_c{0.0};
+        bool elim_valid{false};
     };
     struct ElementData {
         int mult_offset{-1};
+        int mult_row{-1};  // Newton index of the first multiplier
         int m{0};
         std::vector<int> slots;  // see BuildPattern()
     };
@@ -139,6 +158,17 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void ComputeStates() const;
     /// Node i's state and maps; the maps only when g, g' or the reference changed.
     void UpdateNodeState(size_t i) const;
+    /// Momenta eliminated: beta = m x' + w x S, gamma = S x x' + J w from node i's state,
+    /// beta', gamma' from the integration formula with y - c y' kept (after UpdateNodeState).
+    void EliminateMomenta(size_t i, double c);
+    /// Factor of node i's force and moment rows: c for dynamic nodes of `cgr velocity`.
+    double RowFactor(const NodeData& nd, double c) const {
+        return scale_rows_ && nd.dynamic ? c : 1.0;
+    }
+    void InvalidateNodeCaches(NodeData& nd) const {
+        nd.maps_valid = false;
+        nd.elim_valid = false;
+    }
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
     /// Runs f in the formulation's arena (threads_ > 1) or directly. ForEachNode and
     /// ForEachElementColored are parallel inside it; every pass writes disjoint data, so the
@@ -152,8 +182,14 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
 
     const Model& model_;
     bool rereference_at_prediction_{false};
+    bool eliminate_{false};   // momenta eliminated (`cgr velocity`)
+    bool scale_rows_{false};  // ... with force/moment rows of dynamic nodes times c
     int n_{0};
-    int node_dofs_{0};  // differential dofs (nodes) come first, multipliers after
+    int node_dofs_{0};           // differential dofs (nodes) come first, multipliers after
+    int nu_{0};                  // Newton unknowns
+    int node_rows_{0};           // Newton rows of the nodes (first), multipliers after
+    std::vector<int> unknowns_;  // momenta eliminated: Newton index -> state index
+    double last_c_{0.0};         // c of the last Residual/Update (elimination at convergence)
     double t_{0.0};
     int threads_{1};
     std::vector<DofKind> kinds_;
@@ -166,7 +202,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     std::vector<int> state_ptr_offset_;
     mutable bool states_dirty_{true};
     Eigen::SparseMatrix<double> pattern_;
-    std::vector<int> node_slots_;  // dynamic node own 12x12 block: 12 column starts each
+    std::vector<int> node_slots_;  // node's own block (12x12 or 6x6): 12 column starts each
     std::vector<PastRing> past_;   // per node, most recent first
     mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;
     mutable std::optional<tbb::task_arena> arena_;  // threads_ > 1

@@ -4,6 +4,7 @@
 
 MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     if (abi != mbstep::kPluginAbi) return 1;
+    using mbstep::cgr::CgrFormulation;
     mbstep::FormulationDescriptor d;
     d.name = "cgr velocity";
     d.description =
@@ -11,7 +12,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         "multipliers, 6 unknowns per node; force/moment rows times b0 h (impulse units)";
     d.provides = mbstep::ProblemInterface::kFirstOrderDae;
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
-        return std::make_unique<mbstep::cgr::CgrVelocityFormulation>(m);
+        return std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kEliminated);
     };
     r.Add(d);
     d.name = "cgr velocity unscaled";
@@ -19,7 +20,8 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         "cgr velocity with cgr's force and moment rows unscaled (a ~1/(b0 h) stricter Newton "
         "test on the momenta; round-off floor eps |p| / (b0 h))";
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
-        return std::make_unique<mbstep::cgr::CgrVelocityFormulation>(m, false);
+        return std::make_unique<CgrFormulation>(m, false,
+                                                CgrFormulation::Momenta::kEliminatedUnscaled);
     };
     r.Add(std::move(d));
     return 0;
