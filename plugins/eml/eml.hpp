@@ -35,20 +35,24 @@
 //   reduced    (q, lambda): v_n+1 = 2 (q_n+1 - q_n)/h - v_n (101), p_n+1 = 2 dT_v - p_n (102)
 //   null space (dx, theta, element lambdas): e_n+1 = exp((0, theta/2)) e_n (105) (unit length
 //              exact), rotational rows of (b) premultiplied by L(e_mid) (104)
-// Newton's iteration matrix is a dense forward-difference Jacobian of the residual (exact
-// residual, so the solution and its conservation properties do not depend on it); the systems
-// are small. Conservation holds to the Newton tolerance: converged when the max-norm of the
-// residual is below the deck tolerance or the increment is below 1e-13 (1 + |u|) (round-off:
-// v_n+1 = 2 (q_n+1 - q_n)/h amplifies the last bits of q by 2/h).
+// Newton's iteration matrix is a forward-difference Jacobian of the residual (exact residual,
+// so the solution and its conservation properties do not depend on it), sparse and coloured:
+// one residual per group of columns with disjoint rows (DetectPattern). Conservation holds to the
+// Newton tolerance: converged when the max-norm of the residual is below the deck tolerance or the
+// increment is below 1e-13 (1 + |u|) (round-off: v_n+1 = 2 (q_n+1 - q_n)/h amplifies the last bits
+// of q by 2/h).
 #pragma once
 
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <Eigen/SparseCore>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::eml {
 
@@ -125,7 +129,14 @@ class Eml final : public Integrator {
     Eigen::VectorXd phi_n_;  // element constraint values at q_n
     std::vector<FrameState> s0_, s1_, sm_, sm0_;
     bool started_{false};
-    Eigen::MatrixXd jac_;
+    // Iteration matrix: forward differences, one residual per colour of its columns.
+    void DetectPattern(const Eigen::VectorXd& u);
+    void ColoredJacobian(const Eigen::VectorXd& u, const Eigen::VectorXd& r);
+    bool pattern_ready_{false};
+    std::vector<std::vector<int>> col_rows_;  // rows of each column (sorted)
+    std::vector<std::vector<int>> colors_;    // columns per colour
+    Eigen::SparseMatrix<double> jac_;
+    std::unique_ptr<LinearSolver> linear_;
 };
 
 }  // namespace mbstep::eml
