@@ -686,7 +686,8 @@ void Eml::DetectPattern(const Eigen::VectorXd& u) {
     jac_.setFromTriplets(trip.begin(), trip.end());
     jac_.makeCompressed();
     linear_ = MakeLinearSolver(settings_.linear_solver,
-                               OrderingFromName(settings_.linear_solver_ordering));
+                               OrderingFromName(settings_.linear_solver_ordering),
+                               settings_.linear_solver_scale);
     linear_->Analyze(jac_);
     pattern_ready_ = true;
 }

@@ -67,7 +67,8 @@ void HalfImplicitEuler::Attach(Formulation& f, const SolverSettings& s) {
     settings_ = s;
     nv_ = problem_->num_velocities();
     nc_ = problem_->num_constraints();
-    solver_ = MakeLinearSolver(s.linear_solver);
+    solver_ = MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
+                               s.linear_solver_scale);
     pattern_outer_.clear();
     pattern_inner_.clear();
     zero_v_ = Eigen::VectorXd::Zero(nv_);

@@ -64,7 +64,8 @@ void ExplicitRk::Attach(Formulation& f, const SolverSettings& s) {
     nv_ = problem_->num_velocities();
     nc_ = problem_->num_constraints();
     vector_space_ = problem_->vector_space();
-    solver_ = MakeLinearSolver(s.linear_solver);
+    solver_ = MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
+                               s.linear_solver_scale);
     pattern_outer_.clear();
     pattern_inner_.clear();
     const int st = tableau_.stages();

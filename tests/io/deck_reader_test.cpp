@@ -155,6 +155,23 @@ TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {
     CHECK(ordering("linear solver: umfpack, mmdata, scale, always, row max;") == "amd");
 }
 
+TEST_CASE("deck: KLU row scaling from MBDyn's `scale` option (off by default)") {
+    auto scale = [](const std::string& statement) {
+        const Deck d = Read("begin: initial value;\n    final time: 1.;\n    " + statement +
+                            "\n    method: test-method;\nend: initial value;\n"
+                            "begin: control data;\n    structural nodes: 0;\n"
+                            "end: control data;\n");
+        return d.settings.solver.linear_solver_scale;
+    };
+    CHECK(scale("tolerance: 1e-6;") == -1);
+    CHECK(scale("linear solver: klu;") == -1);
+    CHECK(scale("linear solver: klu, scale, always;") == 2);
+    CHECK(scale("linear solver: klu, scale, once, row max;") == 2);
+    CHECK(scale("linear solver: klu, scale, always, row sum;") == 1);
+    CHECK(scale("linear solver: klu, scale, no;") == -1);
+    CHECK(scale("linear solver: klu, scale, iterative, column max, tolerance, 1e-3;") == 2);
+}
+
 TEST_CASE("deck: method text, MakeIntegrator and the default method") {
     std::string name;
     auto integrator = MakeIntegrator("test-method, 0.5, 2*0.25", test::TestRegistry(), &name);

@@ -233,6 +233,18 @@ TEST_CASE("naive dense LU: solutions, pivoting, singularity, condition; auto pic
     }
 }
 
+TEST_CASE("klu with row scaling (deck `scale, always`) gives the same run") {
+    const Outcome plain = RunTop([](SolverSettings& s) { s.linear_solver = "klu"; });
+    const Outcome scaled = RunTop([](SolverSettings& s) {
+        s.linear_solver = "klu";
+        s.linear_solver_scale = 2;
+    });
+    REQUIRE(plain.s.completed);
+    REQUIRE(scaled.s.completed);
+    CHECK(scaled.s.iterations == plain.s.iterations);
+    CHECK((scaled.x - plain.x).norm() <= 1e-10);
+}
+
 TEST_CASE("heavy top: naive and klu give the same run") {
     const Outcome klu = RunTop([](SolverSettings& s) { s.linear_solver = "klu"; });
     const Outcome naive = RunTop([](SolverSettings& s) { s.linear_solver = "naive"; });

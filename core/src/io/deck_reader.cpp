@@ -453,9 +453,30 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             } else if (in_.IsKeyword("pivot factor")) {
                 in_.GetReal("linear solver pivot factor");
                 in_.Warn(at_o, "linear solver option ignored");
+            } else if (in_.IsKeyword("scale")) {
+                // MBDyn: scale, {no | always | once | iterative...} [, {row max | row sum |
+                // column max | column sum | lapack | iterative | row max column max}]. KLU
+                // scales rows only: row sum -> klu scale 1, any other method -> row max (2).
+                const std::string when = in_.GetKeyword(
+                    "linear solver scale", {"no", "always", "once", "iterative", "never"});
+                s.linear_solver_scale = when == "no" || when == "never" ? -1 : 2;
+                if (in_.HasArg()) {
+                    const SourceLocation at_m = in_.Where();
+                    const std::string how =
+                        in_.GetKeyword("linear solver scale method",
+                                       {"row max column max", "row max", "row sum", "column max",
+                                        "column sum", "lapack", "iterative", "sinkhorn knopp"});
+                    if (s.linear_solver_scale > 0 && how == "row sum") s.linear_solver_scale = 1;
+                    if (how != "row max" && how != "row sum")
+                        in_.Warn(at_m, "klu scales rows only: using row max scaling");
+                }
+                if (in_.HasArg()) {
+                    in_.Warn(in_.Where(), "linear solver scale options from here on ignored");
+                    in_.SkipArguments();
+                }
             } else {
                 in_.Warn(at_o, "linear solver options from here on ignored");
-                in_.SkipArguments();  // scale, ... (KLU scales rows by their max itself)
+                in_.SkipArguments();
             }
         }
         if (s.linear_solver != "klu" && s.linear_solver != "auto" &&

@@ -105,14 +105,14 @@ int UserOrder(int n, int* Ap, int* Ai, int* Perm, klu_common* common) {
 // (klu_rgrowth, the pivot-growth test used before, cost a third of a refactorization.)
 class KluSolver final : public LinearSolver {
   public:
-    explicit KluSolver(Ordering ordering) : requested_(ordering), ordering_(ordering) {
+    KluSolver(Ordering ordering, int scale) : requested_(ordering), ordering_(ordering) {
         klu_defaults(&common_);
-        // No row scaling and no input check (scale = -1): the formulations scale their rows
-        // (constraint rows by 1/(b0 h)) and build valid patterns; KLU's default max-row
+        // By default no row scaling and no input check (scale = -1): the formulations scale their
+        // rows (constraint rows by 1/(b0 h)) and build valid patterns; KLU's default max-row
         // scaling took ~20 % of a refactorization + solve (chain N = 1000, cgr velocity: 1204
         // -> 934 us, medians of 5; docs/PERFORMANCE.md). The backward error stays at round-off
         // (solver_test: <= 4e-18 down to h = 1e-6).
-        common_.scale = -1;
+        common_.scale = scale;  // decks may ask for it (MBDyn's `scale, ...`)
     }
     ~KluSolver() override { Free(); }
     std::string name() const override { return "klu"; }
@@ -288,13 +288,13 @@ class DenseLuSolver final : public LinearSolver {
 // Analyze() from the size of the system.
 class AutoSolver final : public LinearSolver {
   public:
-    explicit AutoSolver(Ordering ordering) : ordering_(ordering) {}
+    AutoSolver(Ordering ordering, int scale) : ordering_(ordering), scale_(scale) {}
     std::string name() const override { return impl_ ? impl_->name() : "auto"; }
     void Analyze(const Eigen::SparseMatrix<double>& A) override {
         if (A.rows() <= kDenseMaxUnknowns)
             impl_ = std::make_unique<DenseLuSolver>();
         else
-            impl_ = std::make_unique<KluSolver>(ordering_);
+            impl_ = std::make_unique<KluSolver>(ordering_, scale_);
         impl_->Analyze(A);
     }
     bool Factor(const Eigen::SparseMatrix<double>& A) override { return impl_->Factor(A); }
@@ -306,6 +306,7 @@ class AutoSolver final : public LinearSolver {
 
   private:
     Ordering ordering_;
+    int scale_;
     std::unique_ptr<LinearSolver> impl_;
 };
 
@@ -325,9 +326,10 @@ class SparseLuSolver final : public LinearSolver {
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name, Ordering ordering) {
-    if (name == "auto") return std::make_unique<AutoSolver>(ordering);
-    if (name == "klu") return std::make_unique<KluSolver>(ordering);
+std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name, Ordering ordering,
+                                               int klu_scale) {
+    if (name == "auto") return std::make_unique<AutoSolver>(ordering, klu_scale);
+    if (name == "klu") return std::make_unique<KluSolver>(ordering, klu_scale);
     if (name == "naive") return std::make_unique<DenseLuSolver>();
     if (name == "sparselu") return std::make_unique<SparseLuSolver>();
     throw RunError("unknown linear solver '" + name + "'; accepted: auto, klu, naive, sparselu");

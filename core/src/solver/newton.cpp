@@ -10,7 +10,8 @@ namespace mbstep {
 
 NewtonSolver::NewtonSolver(const SolverSettings& s)
     : settings_(s),
-      linear_(MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering))) {
+      linear_(MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
+                               s.linear_solver_scale)) {
     linear_->set_timing(s.time_linear_solver);
 }
 

@@ -76,7 +76,9 @@ constexpr int kDenseMaxUnknowns = 100;
 /// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, "klu" above), "klu", "naive"
 /// (dense LU with partial pivoting) or "sparselu"; throws RunError for other names. The
 /// ordering applies to KLU only (SparseLU always uses COLAMD).
+/// `klu_scale` is KLU's row scaling (klu_common.scale: -1 none, the default; 1 sum; 2 max).
 std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name,
-                                               Ordering ordering = Ordering::kAuto);
+                                               Ordering ordering = Ordering::kAuto,
+                                               int klu_scale = -1);
 
 }  // namespace mbstep
