@@ -166,26 +166,19 @@ TEST_CASE("euler parameters: centre of mass off the node (heavy top about its ti
     const Vec3 exact = L * Vec3(std::sin(th) * std::sin(10.0 * t),
                                 -std::sin(th) * std::cos(10.0 * t), std::cos(th));
     auto com_error = [&](const char* formulation, const char* method, double h) {
-        const Registry& reg = GlobalRegistry();
-        Deck deck = ReadDeck(test::SourcePath("examples/heavy-top-precession/tip-node.mbd"), reg);
-        std::string name;
-        deck.integrator = MakeIntegrator(method, reg, &name);
-        deck.method_name = name;
-        deck.settings.method_text = method;
-        deck.settings.formulation = formulation;
-        deck.settings.time_step = h;
-        deck.settings.final_time = t;
-        deck.settings.solver.residual_tolerance = 1e-10;  // the deck's 1e-12 is for eml
-        RunOptions opt;
-        opt.write_output = false;
-        opt.progress = false;
+        test::RunOverrides over;
+        over.formulation = formulation;
+        over.tolerance = 1e-10;  // the deck's 1e-12 is for eml
         Vec3 com = Vec3::Zero();
-        opt.on_step = [&](double, const Formulation& f) {
-            const FrameState& s = f.node_states()[0];
-            com = s.x + s.R * Vec3(0.0, 0.0, L);
-        };
-        const RunSummary sum = mbstep::Run(deck, opt, reg);
-        REQUIRE(sum.completed);
+        const test::RunResult r = test::RunDeck(
+            test::SourcePath("examples/heavy-top-precession/tip-node.mbd"), method, h, t,
+            [&](double, const Formulation& f) {
+                const FrameState& s = f.node_states()[0];
+                com = s.x + s.R * Vec3(0.0, 0.0, L);
+            },
+            over);
+        REQUIRE(r.summary.completed);
+        REQUIRE(r.summary.formulation == formulation);
         return (com - exact).norm();
     };
     for (const Pair& p :
@@ -194,8 +187,8 @@ TEST_CASE("euler parameters: centre of mass off the node (heavy top about its ti
         std::vector<double> e;
         for (double h : {4e-4, 2e-4, 1e-4}) e.push_back(com_error(p.formulation, p.method, h));
         const std::vector<double> o = test::Orders(e);
-        MESSAGE(std::string(p.formulation) << " / " << p.method << ": CoM errors " << test::Join(e)
-                                           << ", orders " << test::Join(o));
+        MESSAGE(std::string(p.formulation) << " / " << std::string(p.method) << ": CoM errors "
+                                           << test::Join(e) << ", orders " << test::Join(o));
         CHECK(e[2] < 1e-4);
         CHECK(o[1] == doctest::Approx(2.0).epsilon(0.1));
     }

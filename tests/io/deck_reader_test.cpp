@@ -17,6 +17,14 @@ using test::Read;
 
 namespace {
 
+/// A node-less deck whose initial-value block holds `statement` (solver settings tests).
+Deck ReadInitialValue(const std::string& statement) {
+    return Read("begin: initial value;\n    final time: 1.;\n    " + statement +
+                "\n    method: test-method;\nend: initial value;\n"
+                "begin: control data;\n    structural nodes: 0;\n"
+                "end: control data;\n");
+}
+
 /// The initial state of the single node of a deck whose node block is `node`.
 FrameState NodeState(const std::string& references, const std::string& node) {
     const Deck d = Read(std::string(kPrelude) + "structural nodes: 1;\nend: control data;\n" +
@@ -121,12 +129,7 @@ end: control data;
 }
 
 TEST_CASE("deck: linear solvers we do not have map to klu with a warning; default auto") {
-    auto read = [](const std::string& statement) {
-        return Read("begin: initial value;\n    final time: 1.;\n    " + statement +
-                    "\n    method: test-method;\nend: initial value;\n"
-                    "begin: control data;\n    structural nodes: 0;\n"
-                    "end: control data;\n");
-    };
+    const auto read = ReadInitialValue;
     const Deck d = read("linear solver: umfpack;");
     CHECK(d.settings.solver.linear_solver == "klu");
     CHECK(d.settings.solver.linear_solver_requested == "umfpack");
@@ -140,11 +143,7 @@ TEST_CASE("deck: linear solvers we do not have map to klu with a warning; defaul
 
 TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {
     auto ordering = [](const std::string& statement) {
-        const Deck d = Read("begin: initial value;\n    final time: 1.;\n    " + statement +
-                            "\n    method: test-method;\nend: initial value;\n"
-                            "begin: control data;\n    structural nodes: 0;\n"
-                            "end: control data;\n");
-        return d.settings.solver.linear_solver_ordering;
+        return ReadInitialValue(statement).settings.solver.linear_solver_ordering;
     };
     CHECK(ordering("tolerance: 1e-6;") == "auto");
     CHECK(ordering("linear solver: klu;") == "auto");
@@ -157,11 +156,7 @@ TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {
 
 TEST_CASE("deck: KLU row scaling from MBDyn's `scale` option (off by default)") {
     auto scale = [](const std::string& statement) {
-        const Deck d = Read("begin: initial value;\n    final time: 1.;\n    " + statement +
-                            "\n    method: test-method;\nend: initial value;\n"
-                            "begin: control data;\n    structural nodes: 0;\n"
-                            "end: control data;\n");
-        return d.settings.solver.linear_solver_scale;
+        return ReadInitialValue(statement).settings.solver.linear_solver_scale;
     };
     CHECK(scale("tolerance: 1e-6;") == -1);
     CHECK(scale("linear solver: klu;") == -1);

@@ -26,14 +26,36 @@ struct RunResult {
     RunSummary summary;
 };
 
+/// Settings a test overrides besides method, step and final time.
+struct RunOverrides {
+    std::string formulation;  ///< "" keeps the deck's (or the method's default)
+    double tolerance{0.0};    ///< <= 0 keeps the deck's
+    int threads{1};
+};
+
 /// Runs `deck` (path) with method text `method` ("" keeps the deck's), step h and final time tf
 /// (<= 0 keeps the deck's); on_step is called after every step.
+inline RunResult RunDeck(const std::string& deck_path, const std::string& method, double h,
+                         double tf, std::function<void(double, const Formulation&)> on_step,
+                         const RunOverrides& over);
+
 inline RunResult RunDeck(const std::string& deck_path, const std::string& method, double h,
                          double tf,
                          std::function<void(double, const Formulation&)> on_step = nullptr,
                          int threads = 1) {
+    RunOverrides over;
+    over.threads = threads;
+    return RunDeck(deck_path, method, h, tf, std::move(on_step), over);
+}
+
+inline RunResult RunDeck(const std::string& deck_path, const std::string& method, double h,
+                         double tf, std::function<void(double, const Formulation&)> on_step,
+                         const RunOverrides& over) {
+    const int threads = over.threads;
     const Registry& reg = GlobalRegistry();
     Deck deck = ReadDeck(deck_path, reg);
+    if (!over.formulation.empty()) deck.settings.formulation = over.formulation;
+    if (over.tolerance > 0) deck.settings.solver.residual_tolerance = over.tolerance;
     if (!method.empty()) {
         std::string name;
         deck.integrator = MakeIntegrator(method, reg, &name);
