@@ -28,25 +28,14 @@ struct Result {
 
 Result RunWith(const std::string& deck_rel, const std::string& formulation,
                const std::string& method) {
-    const Registry& reg = GlobalRegistry();
-    Deck deck = ReadDeck(test::SourcePath(deck_rel), reg);
-    std::string name;
-    deck.integrator = MakeIntegrator(method, reg, &name);
-    deck.method_name = name;
-    deck.settings.method_text = method;
-    deck.settings.formulation = formulation;
-    deck.settings.time_step = 1e-3;
-    deck.settings.final_time = 0.3;
-    deck.settings.solver.residual_tolerance = kTolerance;
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
-    Result res;
-    opt.on_step = [&](double, const Formulation& f) { res.states = f.node_states(); };
-    res.summary = mbstep::Run(deck, opt, reg);
-    REQUIRE(res.summary.completed);
-    REQUIRE(res.summary.formulation == formulation);
-    return res;
+    test::RunOverrides over;
+    over.formulation = formulation;
+    over.tolerance = kTolerance;
+    const test::RunResult r =
+        test::RunDeck(test::SourcePath(deck_rel), method, 1e-3, 0.3, nullptr, over);
+    REQUIRE(r.summary.completed);
+    REQUIRE(r.summary.formulation == formulation);
+    return Result{r.final_states, r.summary};
 }
 
 }  // namespace

@@ -36,26 +36,14 @@ constexpr Pair kPairs[] = {{"cgr", "ms, 0.6"},
 // CoM positions (= node positions: every deck puts its nodes at the centres of mass) at tf.
 std::vector<Vec3> RunCoM(const std::string& deck_rel, const std::string& formulation,
                          const std::string& method, double h, double tf) {
-    const Registry& reg = GlobalRegistry();
-    Deck deck = ReadDeck(test::SourcePath(deck_rel), reg);
-    std::string name;
-    deck.integrator = MakeIntegrator(method, reg, &name);
-    deck.method_name = name;
-    deck.settings.method_text = method;
-    deck.settings.formulation = formulation;
-    deck.settings.time_step = h;
-    deck.settings.final_time = tf;
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
+    test::RunOverrides over;
+    over.formulation = formulation;
+    const test::RunResult r =
+        test::RunDeck(test::SourcePath(deck_rel), method, h, tf, nullptr, over);
+    REQUIRE(r.summary.completed);
+    REQUIRE(r.summary.formulation == formulation);
     std::vector<Vec3> x;
-    opt.on_step = [&](double, const Formulation& f) {
-        x.clear();
-        for (const FrameState& s : f.node_states()) x.push_back(s.x);
-    };
-    const RunSummary s = mbstep::Run(deck, opt, reg);
-    REQUIRE(s.completed);
-    REQUIRE(s.formulation == formulation);
+    for (const FrameState& s : r.final_states) x.push_back(s.x);
     return x;
 }
 
