@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "mbstep/common.hpp"
 
@@ -32,6 +33,21 @@ void LinearSolver::TimedSolve(Eigen::VectorXd& b) {
     timing_.solve_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++timing_.solves;
+}
+
+double RandomRhsBackwardError(LinearSolver& solver, const Eigen::SparseMatrix<double>& A,
+                              Eigen::VectorXd* x_out, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::VectorXd b(A.rows());
+    for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = u(gen);
+    Eigen::VectorXd x = b;
+    solver.Solve(x);
+    const double norm_a = (A.cwiseAbs() * Eigen::VectorXd::Ones(A.cols())).maxCoeff();
+    const double rel = (A * x - b).lpNorm<Eigen::Infinity>() /
+                       (norm_a * x.lpNorm<Eigen::Infinity>() + b.lpNorm<Eigen::Infinity>());
+    if (x_out) *x_out = std::move(x);
+    return rel;
 }
 
 const char* OrderingName(Ordering o) {

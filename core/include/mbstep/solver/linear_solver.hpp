@@ -69,6 +69,12 @@ class LinearSolver {
     LinearSolverTiming timing_;
 };
 
+/// Relative backward error ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) of the
+/// solution x = solver^-1 b for b uniform in [-1, 1] (std::mt19937 with `seed`); the solver
+/// must have factored A. x is returned when asked (diagnostics: bench, tests).
+double RandomRhsBackwardError(LinearSolver& solver, const Eigen::SparseMatrix<double>& A,
+                              Eigen::VectorXd* x = nullptr, unsigned seed = 7);
+
 /// Systems up to this many unknowns are solved densely by `auto` (measured crossover of a
 /// dense LU against a KLU refactorization + solve, docs/PERFORMANCE.md, "Sparse solver").
 constexpr int kDenseMaxUnknowns = 100;
