@@ -7,8 +7,12 @@
 
 #include <Eigen/SparseLU>
 #include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 #include "mbstep/assembly/assembly.hpp"
 #include "mbstep/math/rotation.hpp"
@@ -25,6 +29,21 @@ double RowScale(const Element& e, int j, double c) {
 namespace {
 constexpr int kDynamicDofs = 12;
 constexpr int kStaticDofs = 6;
+
+// True when the rows x cols block at (r0, c0) of a column-major array with leading dimension
+// ld holds only +0.0 and -0.0 (a NaN or any other value makes it false); branch-free.
+bool AllZero(const double* data, int ld, int r0, int c0, int rows, int cols) {
+    std::uint64_t bits = 0;
+    for (int j = 0; j < cols; ++j) {
+        const double* col = data + static_cast<std::ptrdiff_t>(c0 + j) * ld + r0;
+        for (int i = 0; i < rows; ++i) {
+            std::uint64_t u;
+            std::memcpy(&u, col + i, sizeof u);
+            bits |= u;
+        }
+    }
+    return (bits << 1) == 0;  // every bit but the sign bits
+}
 
 template <class Block>
 void AddColumnRuns(double* values, const int* slots, int cols, int rows, const Block& b) {
@@ -85,6 +104,9 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
             throw RunError("element " + std::to_string(elems[e]->label()) +
                            " exceeds the block size");
         elements_[e].m = m;
+        for (int j = 0; j < m; ++j)
+            if (elems[e]->row_level(j) == ConstraintLevel::kVelocity)
+                elements_[e].velocity_rows |= 1u << j;
         if (m > 0) {
             elements_[e].mult_offset = off;
             elements_[e].mult_row = row;
@@ -379,32 +401,35 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                       values + outer[ro + (nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs)],
                       0.0);
             if (!nd.dynamic) return;
-            const Mat3 I = Mat3::Identity();
             const FrameState& s = states_[i];
             const Vec3 beta = y_.segment<3>(o + 6);
             const Mat3& J = nd.J;
             const Mat3 Sx = Skew(nd.S);
-            Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
-            B.block<3, 3>(0, 6) = -I;                 // (1) beta'
-            B.block<3, 3>(3, 9) = -I;                 // (2) gamma'
-            B.block<3, 3>(3, 0) = Skew(beta);         // (2) x'
-            B.block<3, 3>(3, 6) = -c * Skew(s.v);     // (2) beta
-            B.block<3, 3>(6, 6) = c * I;              // (3) beta
-            B.block<3, 3>(6, 0) = -nd.inertia.m * I;  // (3) x'
-            B.block<3, 3>(6, 3) =
-                Sx * nd.G + c * (Sx * nd.Omega + Skew(s.w) * Sx * nd.G);  // (3) g', g
-            B.block<3, 3>(9, 9) = c * I;                                  // (4) gamma
-            B.block<3, 3>(9, 0) = -Sx;                                    // (4) x'
-            B.block<3, 3>(9, 3) = -J * nd.G + c * (-Skew(s.v) * Sx * nd.G + Skew(J * s.w) * nd.G -
-                                                   J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+            const Mat3 SxG = Sx * nd.G, JG = J * nd.G;
+            // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu.
+            Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
+            Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();              // (3) x'
+            Jmu1.rightCols<3>() = SxG + c * (Sx * nd.Omega + Skew(s.w) * SxG);  // (3) g', g
+            Jmu2.leftCols<3>() = -Sx;                                           // (4) x'
+            Jmu2.rightCols<3>() = -JG + c * (-Skew(s.v) * SxG + Skew(J * s.w) * nd.G -
+                                             J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
             if (!eliminate_) {
+                const Mat3 I = Mat3::Identity();
+                Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
+                B.block<3, 3>(0, 6) = -I;              // (1) beta'
+                B.block<3, 3>(3, 9) = -I;              // (2) gamma'
+                B.block<3, 3>(3, 0) = Skew(beta);      // (2) x'
+                B.block<3, 3>(3, 6) = -c * Skew(s.v);  // (2) beta
+                B.block<3, 3>(6, 6) = c * I;           // (3) beta
+                B.block<3, 6>(6, 0) = Jmu1;
+                B.block<3, 3>(9, 9) = c * I;  // (4) gamma
+                B.block<3, 6>(9, 0) = Jmu2;
                 AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
                 return;
             }
             // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
             // momentum columns is c I: J_uu - J_um J_mu / c with J_um = [-I, 0; -c v~, -I]
-            // (rows (1), (2)), J_mu = B(6:12, 0:6), J_uu = [0; beta~, 0]; rows times RowFactor.
-            const auto Jmu1 = B.block<3, 6>(6, 0), Jmu2 = B.block<3, 6>(9, 0);
+            // (rows (1), (2)), J_uu = [0; beta~, 0]; rows times RowFactor.
             Mat6 Bu;
             if (scale_rows_) {
                 Bu.topRows<3>() = Jmu1;
@@ -424,54 +449,81 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
             const int k = static_cast<int>(en.size());
             const ElementData& ed = elements_[e];
             const int* slots = ed.slots.data();
-            Eigen::Matrix<double, 6, 6> blk;
+            const int ld = static_cast<int>(b.K.rows());
+            Mat6 blk, Kb, Cb;
             for (int a = 0; a < k; ++a) {
                 const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
                 for (int bb = 0; bb < k; ++bb) {
-                    const NodeData& nb = nodes_[en[bb]];
-                    const auto K = b.K.block<6, 6>(6 * a, 6 * bb);
-                    const auto C = b.C.block<6, 6>(6 * a, 6 * bb);
                     // An all-zero block (most of them: e.g. a hinge couples its nodes only through
                     // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
-                    const bool k_zero = K.isZero(0.0), c_zero = C.isZero(0.0);
+                    // Blocks outside the element's declared structure are not even read.
+                    const std::uint32_t pair = ElementBlock::Pair(a, bb);
+                    assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
+                    assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
+                    const bool k_zero =
+                        !(b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6);
+                    const bool c_zero =
+                        !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
                     if (k_zero && c_zero) continue;
+                    const NodeData& nb = nodes_[en[bb]];
+                    Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
                     if (c_zero) {
-                        blk.leftCols<3>() = -(c * K.leftCols<3>());
-                        blk.rightCols<3>() = -(c * (K.rightCols<3>() * nb.G));
+                        blk.leftCols<3>() = -(c * Kb.leftCols<3>());
+                        blk.rightCols<3>() = -(c * (Kb.rightCols<3>() * nb.G));
                     } else {
-                        blk.leftCols<3>() = -(C.leftCols<3>() + c * K.leftCols<3>());
+                        Cb = b.C.block<6, 6>(6 * a, 6 * bb);
+                        blk.leftCols<3>() = -(Cb.leftCols<3>() + c * Kb.leftCols<3>());
                         blk.rightCols<3>() =
-                            -(C.rightCols<3>() * nb.G +
-                              c * (K.rightCols<3>() * nb.G + C.rightCols<3>() * nb.Omega));
+                            -(Cb.rightCols<3>() * nb.G +
+                              c * (Kb.rightCols<3>() * nb.G + Cb.rightCols<3>() * nb.Omega));
                     }
                     if (rs != 1.0) blk *= rs;
                     AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
                 }
             }
-            if (ed.m > 0) {
-                const int* lslots = slots + k * k * 6;
-                for (int a = 0; a < k; ++a) {
-                    const double rs = RowFactor(nodes_[en[a]], c);
-                    for (int j = 0; j < ed.m; ++j) {
-                        double* v = values + lslots[a * ed.m + j];
-                        for (int i = 0; i < 6; ++i) v[i] += rs * b.L(6 * a + i, j);
-                    }
-                }
-                const int* cslots = lslots + k * ed.m;
-                Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> cb(
-                    ed.m, 6);
-                for (int bb = 0; bb < k; ++bb) {
-                    const NodeData& nb = nodes_[en[bb]];
-                    const auto Pq = b.phi_q.middleCols<6>(6 * bb);
-                    const auto Pv = b.phi_v.middleCols<6>(6 * bb);
-                    cb.leftCols<3>() = -(Pv.leftCols<3>() + c * Pq.leftCols<3>());
-                    cb.rightCols<3>() =
-                        -(Pv.rightCols<3>() * nb.G +
-                          c * (Pq.rightCols<3>() * nb.G + Pv.rightCols<3>() * nb.Omega));
-                    for (int j = 0; j < ed.m; ++j) cb.row(j) *= RowScale(*elems[e], j, c);
-                    AddColumnRuns(values, cslots + bb * 6, 6, ed.m, cb);
+            if (ed.m == 0) return;
+            const int* lslots = slots + k * k * 6;
+            for (int a = 0; a < k; ++a) {
+                const double rs = RowFactor(nodes_[en[a]], c);
+                for (int j = 0; j < ed.m; ++j) {
+                    double* v = values + lslots[a * ed.m + j];
+                    const double* l = b.L.data() + j * b.L.rows() + 6 * a;
+                    for (int i = 0; i < 6; ++i) v[i] += rs * l[i];
                 }
             }
+            // Row scales of r_phi (5) and whether phi_v has anything (position-level rows
+            // leave it zero): both per element, the latter per evaluation.
+            const int* cslots = lslots + k * ed.m;
+            const int m = ed.m, ldc = static_cast<int>(b.phi_q.rows());
+            const bool pv_zero = AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
+            double scale[ElementBlock::kMaxMultipliers];
+            for (int j = 0; j < m; ++j) scale[j] = ed.velocity_rows >> j & 1u ? 1.0 : 1.0 / c;
+            auto map_rows = [&](auto rows_tag) {
+                constexpr int R = decltype(rows_tag)::value;
+                constexpr int kMax = R == Eigen::Dynamic ? ElementBlock::kMaxMultipliers : R;
+                using MatR6 = Eigen::Matrix<double, R, 6, 0, kMax, 6>;
+                MatR6 cb(m, 6), Pq(m, 6), Pv(m, 6);
+                for (int bb = 0; bb < k; ++bb) {
+                    const NodeData& nb = nodes_[en[bb]];
+                    Pq = b.phi_q.block(0, 6 * bb, m, 6);
+                    if (pv_zero) {
+                        cb.leftCols(3) = -(c * Pq.leftCols(3));
+                        cb.rightCols(3) = -(c * (Pq.rightCols(3) * nb.G));
+                    } else {
+                        Pv = b.phi_v.block(0, 6 * bb, m, 6);
+                        cb.leftCols(3) = -(Pv.leftCols(3) + c * Pq.leftCols(3));
+                        cb.rightCols(3) =
+                            -(Pv.rightCols(3) * nb.G +
+                              c * (Pq.rightCols(3) * nb.G + Pv.rightCols(3) * nb.Omega));
+                    }
+                    for (int j = 0; j < m; ++j) cb.row(j) *= scale[j];
+                    AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
+                }
+            };
+            if (m == 3)
+                map_rows(std::integral_constant<int, 3>{});
+            else
+                map_rows(std::integral_constant<int, Eigen::Dynamic>{});
         });
     });
     states_dirty_ = false;

@@ -125,7 +125,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int mult_offset{-1};
         int mult_row{-1};  // Newton index of the first multiplier
         int m{0};
-        std::vector<int> slots;  // see BuildPattern()
+        unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
+        std::vector<int> slots;     // see BuildPattern()
     };
     struct PastPoint {
         Mat3 R;

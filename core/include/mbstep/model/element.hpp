@@ -21,6 +21,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -66,11 +67,20 @@ struct ElementBlock {
     MatC phi_q;  ///< (6)
     MatC phi_v;  ///< (6)
     bool want_jacobian{true};
+    /// Which node-pair blocks of K and C the element may write: bit (a * kMaxNodes + b) for
+    /// the 6x6 block of node a's rows and node b's columns. Reset() sets every bit; an element
+    /// whose structure is known may clear bits (e.g. a joint's force on one node does not
+    /// depend on the other node's state) so that formulations skip those blocks without
+    /// looking at them. Writing outside the declared blocks is a bug (debug builds check it).
+    std::uint32_t k_blocks{~0u};
+    std::uint32_t c_blocks{~0u};
+    static constexpr std::uint32_t Pair(int a, int b) { return 1u << (a * kMaxNodes + b); }
 
     /// Sizes every block for k nodes and m multipliers and sets it to zero.
     void Reset(int k, int m, bool jacobian) {
         const int n = 6 * k;
         want_jacobian = jacobian;
+        k_blocks = c_blocks = ~0u;
         f.setZero(n);
         phi.setZero(m);
         if (jacobian) {
