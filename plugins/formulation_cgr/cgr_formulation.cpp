@@ -148,8 +148,9 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         past_[i].push_front({s0.R, s0.w});
     }
     t_ = 0.0;
-    BuildPattern();
     ComputeStates();
+    ReadElementStructure();
+    BuildPattern();
     // Momenta consistent with the initial twist.
     for (int i = 0; i < nn; ++i) {
         NodeData& nd = nodes_[i];
@@ -159,6 +160,18 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         y_.segment<3>(nd.offset + 9) = nd.S.cross(s.v) + nd.J * s.w;
     }
     states_dirty_ = true;
+}
+
+void CgrFormulation::ReadElementStructure() {
+    // Node-pair blocks of K and C each element can write (ElementBlock::k_blocks, c_blocks):
+    // part of the element's structure, the same at every state, so one evaluation at the
+    // initial state reads them. Blocks between different nodes enter the pattern only if
+    // declared; a later evaluation writing elsewhere stops the run (Jacobian()).
+    ElementBlock& b = scratch_.local();
+    for (int e : active_elements_) {
+        EvaluateElement(e, b, true);
+        elements_[e].pairs = b.k_blocks | b.c_blocks;
+    }
 }
 
 void CgrFormulation::BuildPattern() {
@@ -173,8 +186,11 @@ void CgrFormulation::BuildPattern() {
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
         const ElementData& ed = elements_[e];
-        for (int a : en) {
-            for (int b : en) pb.AddBlock(nodes_[a].row, 6, nodes_[b].row, 6);
+        for (size_t ia = 0; ia < en.size(); ++ia) {
+            const int a = en[ia];
+            for (size_t ib = 0; ib < en.size(); ++ib)
+                if (HasPairBlock(ed, static_cast<int>(ia), static_cast<int>(ib)))
+                    pb.AddBlock(nodes_[a].row, 6, nodes_[en[ib]].row, 6);
             if (ed.m > 0) {
                 pb.AddBlock(nodes_[a].row, 6, ed.mult_row, ed.m);
                 pb.AddBlock(ed.mult_row, ed.m, nodes_[a].row, 6);
@@ -195,10 +211,14 @@ void CgrFormulation::BuildPattern() {
         const auto& en = elems[e]->nodes();
         ElementData& ed = elements_[e];
         ed.slots.clear();
-        for (int a : en)  // node rows x node columns: [(a * k + b) * 6 + j]
-            for (int b : en)
+        const int k = static_cast<int>(en.size());
+        for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
+            for (int b = 0; b < k; ++b)
                 for (int j = 0; j < 6; ++j)
-                    ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, nodes_[b].row + j));
+                    ed.slots.push_back(
+                        HasPairBlock(ed, a, b)
+                            ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
+                            : -1);
         for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
             for (int j = 0; j < ed.m; ++j)
                 ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
@@ -465,6 +485,12 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                     const bool c_zero =
                         !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
                     if (k_zero && c_zero) continue;
+                    if (!HasPairBlock(ed, a, bb))
+                        throw RunError("element " + std::to_string(elems[e]->label()) +
+                                       " wrote a Jacobian block between its nodes " +
+                                       std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
+                                       " that it did not declare at set-up (ElementBlock::" +
+                                       "k_blocks/c_blocks must not depend on the state)");
                     const NodeData& nb = nodes_[en[bb]];
                     Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
                     if (c_zero) {

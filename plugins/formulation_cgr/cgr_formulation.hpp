@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -126,6 +127,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int mult_row{-1};  // Newton index of the first multiplier
         int m{0};
         unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
+        std::uint32_t pairs{~0u};   // node-pair blocks of K, C it may write (ElementBlock::Pair)
         std::vector<int> slots;     // see BuildPattern()
     };
     struct PastPoint {
@@ -154,7 +156,13 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int head_{0}, size_{0};
     };
 
+    void ReadElementStructure();
     void BuildPattern();
+    /// Whether element pair block (a, b) (element-local node indices) is in the pattern: a
+    /// node's own block always is; blocks between two nodes only if the element declares them.
+    static bool HasPairBlock(const ElementData& ed, int a, int b) {
+        return a == b || (ed.pairs & ElementBlock::Pair(a, b)) != 0;
+    }
     /// Node states and rotation maps of every node at the current y, y' (unless known clean).
     void ComputeStates() const;
     /// Node i's state and maps; the maps only when g, g' or the reference changed.

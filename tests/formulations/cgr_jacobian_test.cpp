@@ -188,3 +188,66 @@ TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0")
     (void)S;
     (void)rng;
 }
+
+namespace {
+
+// A spring between two nodes' points that declares (ElementBlock::k_blocks) only its diagonal
+// node-pair blocks, correctly while t < 1 (it writes nothing between the nodes there), and
+// afterwards writes the cross block too: the formulation must refuse that, not write outside
+// its pattern.
+class DiagonalThenCoupled final : public Element {
+  public:
+    DiagonalThenCoupled(int label, int a, int b) : Element(label, "test coupling") {
+        nodes_ = {a, b};
+    }
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override {
+        out.f.segment<3>(0) = -2.0 * ctx.node[0]->x;
+        out.f.segment<3>(6) = -3.0 * ctx.node[1]->x;
+        if (!out.want_jacobian) return;
+        out.K.block<3, 3>(0, 0) = 2.0 * Mat3::Identity();
+        out.K.block<3, 3>(6, 6) = 3.0 * Mat3::Identity();
+        if (ctx.t < 1.0) {
+            out.k_blocks = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1);
+            out.c_blocks = 0;
+        } else {
+            out.K(0, 6) = 1.0;  // a coupling it did not declare at set-up
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("cgr patterns hold only the node-pair blocks elements declare") {
+    Model m;
+    for (int i = 0; i < 2; ++i) {
+        StructuralNode n;
+        n.label = i + 1;
+        n.kind = NodeKind::kDynamic;
+        n.initial.x = Vec3(i, 0.5, 0.0);
+        m.AddNode(n);
+        NodeInertia in;
+        in.m = 1.0 + i;
+        in.J = Mat3::Identity();
+        m.AddElement(std::make_unique<test::InertiaElement>(10 + i, i, in));
+    }
+    m.AddElement(std::make_unique<DiagonalThenCoupled>(20, 0, 1));
+    const Registry& reg = GlobalRegistry();
+    for (const char* name : {"cgr", "cgr velocity"}) {
+        INFO("formulation ", name);
+        const FormulationDescriptor* d = reg.FindFormulation(name);
+        REQUIRE(d != nullptr);
+        auto f = d->make(m);
+        FirstOrderProblem& p = *f->first_order();
+        const int per_node = std::string(name) == "cgr" ? 12 : 6;
+        // Two node blocks, no block between the nodes.
+        CHECK(p.pattern().nonZeros() == 2 * per_node * per_node);
+        Eigen::SparseMatrix<double> J = p.pattern();
+        p.SetTime(0.5);
+        CHECK_NOTHROW(p.Jacobian(0.01, J));
+        p.SetTime(1.5);
+        CHECK_THROWS_WITH_AS(p.Jacobian(0.01, J),
+                             doctest::Contains("element 20 wrote a Jacobian block between its "
+                                               "nodes 1 and 2 that it did not declare"),
+                             RunError);
+    }
+}
