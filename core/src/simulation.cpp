@@ -224,6 +224,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     int k_anchor = 0;
     const bool adaptive = integrator.adaptive();
     double last_error = 0.0;
+    summary.setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     while (t < tf - 1e-9 * h) {
         if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
         if (adaptive) {  // the proposal after the last accepted step, clipped to tf

@@ -2,13 +2,18 @@
 # Speed of the default path (issue 7): the N-link chain (N = 1000, 10000) with `ms, 0.6`,
 # h = 1e-3, full and modified Newton, and the heavy top at h = 1e-4, one thread; then the peak
 # memory (ru_maxrss) of `mbstep run` on the N = 10000 chain over 10 steps.
-# Usage: [ORDERING=amd|rcm|...] tools/bench/run-speed.sh [BUILD_DIR] [CHAIN_FINAL_TIME]
-# (ORDERING adds `linear solver: klu, ordering, ORDERING;` to the chain decks.)
+# Usage: [ORDERING=amd|rcm|...] [FORMULATIONS="cgr;cgr velocity"] tools/bench/run-speed.sh
+#        [BUILD_DIR] [CHAIN_FINAL_TIME]
+# (ORDERING adds `linear solver: klu, ordering, ORDERING;` to the chain decks; FORMULATIONS runs
+# every deck under each of these formulations instead of the decks' own.)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build}"
 tf="${2:-0.2}"
 tmp="$(mktemp -d)"
+forms=()
+IFS=';' read -ra names <<< "${FORMULATIONS:-}"
+for f in "${names[@]}"; do [ -n "$f" ] && forms+=(--formulation "$f"); done
 trap 'rm -rf "$tmp"' EXIT
 ordering() {  # the deck with the KLU ordering of $ORDERING, if set
     if [ -n "${ORDERING:-}" ]; then
@@ -30,9 +35,9 @@ for n in 1000 10000; do
     modified "$tmp/chain$n.mbd" > "$tmp/chain$n-modified.mbd"
 done
 modified "$root/examples/heavy-top/heavy-top.mbd" > "$tmp/heavy-top-modified.mbd"
-"$build/bin/mbstep-bench" --method "ms, 0.6" --step 1e-3 --final-time "$tf" \
+"$build/bin/mbstep-bench" "${forms[@]}" --method "ms, 0.6" --step 1e-3 --final-time "$tf" \
     "$tmp/chain1000.mbd" "$tmp/chain1000-modified.mbd" "$tmp/chain10000.mbd" "$tmp/chain10000-modified.mbd"
-"$build/bin/mbstep-bench" --method "ms, 0.6" --step 1e-4 --final-time 1 \
+"$build/bin/mbstep-bench" "${forms[@]}" --method "ms, 0.6" --step 1e-4 --final-time 1 \
     "$root/examples/heavy-top/heavy-top.mbd" "$tmp/heavy-top-modified.mbd"
 /usr/bin/time -f "peak memory (ru_maxrss), chain N = 10000, 10 steps: %M kB" \
     "$build/bin/mbstep" run "$tmp/chain10000.mbd" --final-time 0.01 -q -o "$tmp/out"

@@ -28,6 +28,9 @@ struct RunSummary {
     int rejected_steps{0};  ///< adaptive methods: steps that failed the error test
     double final_time{0.0};
     double wall_seconds{0.0};
+    /// Part of wall_seconds before the first step (formulation, pattern, symbolic analysis,
+    /// initial derivatives, output files): wall_seconds - setup_seconds is the stepping time.
+    double setup_seconds{0.0};
     std::string method;
     std::string formulation;
     std::string failure;
