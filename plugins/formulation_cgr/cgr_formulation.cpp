@@ -54,6 +54,28 @@ void AddColumnRuns(double* values, const int* slots, int cols, int rows, const B
 }
 }  // namespace
 
+// Structure of a dynamic node's own 12x12 block of `cgr` (momenta unknowns) outside its
+// top-left 6x6 (x', g' rows and columns, where elements add): 3x3 sub-blocks (rb, cb) of the
+// row groups (1)-(4) and column groups x', g', beta', gamma', as written by Jacobian()'s node
+// pass. kDiagonal: c I, m I or I; kDense: skew or full 3x3; kFirstMoment: dense, and zero when
+// the node's first moment of mass s is zero (centre of mass at the node).
+enum class SubBlock { kDiagonal, kDense, kFirstMoment };
+struct NodeSubBlock {
+    int rb, cb;
+    SubBlock kind;
+};
+constexpr NodeSubBlock kNodeSubBlocks[] = {
+    {0, 2, SubBlock::kDiagonal},     // (1) beta': -I
+    {1, 2, SubBlock::kDense},        // (2) beta: -c v~
+    {1, 3, SubBlock::kDiagonal},     // (2) gamma': -I
+    {2, 0, SubBlock::kDiagonal},     // (3) x': -m I
+    {2, 1, SubBlock::kFirstMoment},  // (3) g', g: S~ G + ...
+    {2, 2, SubBlock::kDiagonal},     // (3) beta: c I
+    {3, 0, SubBlock::kFirstMoment},  // (4) x': -S~
+    {3, 1, SubBlock::kDense},        // (4) g', g: -J G + ...
+    {3, 3, SubBlock::kDiagonal},     // (4) gamma: c I
+};
+
 CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction, Momenta momenta)
     : model_(model),
       rereference_at_prediction_(rereference_at_prediction),
@@ -182,7 +204,21 @@ void CgrFormulation::BuildPattern() {
         return nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs;
     };
     PatternBuilder pb(nu_);
-    for (const NodeData& nd : nodes_) pb.AddBlock(nd.row, block(nd), nd.row, block(nd));
+    // A node's own block: dense 6x6 (x', g'), and for `cgr`'s dynamic nodes the structurally
+    // non-zero 3x3 sub-blocks of the momentum rows and columns (kNodeSubBlocks), diagonal ones
+    // as diagonals: 69 of 144 entries for a node at its centre of mass.
+    for (const NodeData& nd : nodes_) {
+        pb.AddBlock(nd.row, kStaticDofs, nd.row, kStaticDofs);
+        if (block(nd) == kStaticDofs) continue;
+        for (const NodeSubBlock& sb : kNodeSubBlocks) {
+            const int r = nd.row + 3 * sb.rb, c = nd.row + 3 * sb.cb;
+            if (sb.kind == SubBlock::kDiagonal) {
+                for (int j = 0; j < 3; ++j) pb.AddBlock(r + j, 1, c + j, 1);
+            } else if (sb.kind == SubBlock::kDense || !nd.inertia.s.isZero(0.0)) {
+                pb.AddBlock(r, 3, c, 3);
+            }
+        }
+    }
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
         const ElementData& ed = elements_[e];
@@ -201,12 +237,27 @@ void CgrFormulation::BuildPattern() {
     pattern_ = pb.Build();
 
     // Slots: for every column of a dense block, the value index of the block's first row.
+    // Node blocks: the 6 column starts of the dense 6x6 part, and for `cgr`'s dynamic nodes a
+    // list of (value index, row * 12 + column) for every pattern entry of the rest.
     node_slots_.clear();
-    for (const NodeData& nd : nodes_) {
-        const int k = block(nd);
-        for (int j = 0; j < kDynamicDofs; ++j)
-            node_slots_.push_back(j < k ? PatternSlot(pattern_, nd.row, nd.row + j) : -1);
+    node_entries_.clear();
+    node_entry_begin_.assign(nodes_.size() + 1, 0);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        for (int j = 0; j < kStaticDofs; ++j)
+            node_slots_.push_back(PatternSlot(pattern_, nd.row, nd.row + j));
+        node_entry_begin_[i] = static_cast<int>(node_entries_.size());
+        if (block(nd) == kStaticDofs) continue;
+        const int* outer = pattern_.outerIndexPtr();
+        const int* inner = pattern_.innerIndexPtr();
+        for (int c = 0; c < kDynamicDofs; ++c)
+            for (int k = outer[nd.row + c]; k < outer[nd.row + c + 1]; ++k) {
+                const int r = inner[k] - nd.row;
+                if (r >= 0 && r < kDynamicDofs && (r >= kStaticDofs || c >= kStaticDofs))
+                    node_entries_.push_back({k, r * kDynamicDofs + c});
+            }
     }
+    node_entry_begin_[nodes_.size()] = static_cast<int>(node_entries_.size());
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
         ElementData& ed = elements_[e];
@@ -444,7 +495,14 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                 B.block<3, 6>(6, 0) = Jmu1;
                 B.block<3, 3>(9, 9) = c * I;  // (4) gamma
                 B.block<3, 6>(9, 0) = Jmu2;
-                AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 12, 12, B);
+                AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, B.topLeftCorner<6, 6>());
+                // The rest at the pattern's entries only: what it leaves out is zero in B.
+                const double* Bd = B.data();
+                for (int k = node_entry_begin_[i]; k < node_entry_begin_[i + 1]; ++k) {
+                    const NodeEntry& ne = node_entries_[k];
+                    values[ne.slot] +=
+                        Bd[(ne.rc % kDynamicDofs) * kDynamicDofs + ne.rc / kDynamicDofs];
+                }
                 return;
             }
             // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
@@ -460,7 +518,7 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                 Bu.bottomRows<3>() = Skew(s.v) * Jmu1 + Jmu2 / c;
                 Bu.block<3, 3>(3, 0) += Skew(beta);
             }
-            AddColumnRuns(values, &node_slots_[i * kDynamicDofs], 6, 6, Bu);
+            AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
         });
         // Element blocks mapped to (x', g') columns, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {

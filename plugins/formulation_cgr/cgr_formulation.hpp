@@ -211,8 +211,14 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     std::vector<int> state_ptr_offset_;
     mutable bool states_dirty_{true};
     Eigen::SparseMatrix<double> pattern_;
-    std::vector<int> node_slots_;  // node's own block (12x12 or 6x6): 12 column starts each
-    std::vector<PastRing> past_;   // per node, most recent first
+    std::vector<int> node_slots_;  // node's own dense 6x6 (x', g'): 6 column starts each
+    struct NodeEntry {
+        int slot;  // value index
+        int rc;    // row * 12 + column in the node's 12x12 block
+    };
+    std::vector<NodeEntry> node_entries_;  // `cgr` dynamic nodes: the rest of their block
+    std::vector<int> node_entry_begin_;    // per node, into node_entries_ (size nodes + 1)
+    std::vector<PastRing> past_;           // per node, most recent first
     mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;
     mutable std::optional<tbb::task_arena> arena_;  // threads_ > 1
 };
