@@ -79,7 +79,10 @@ Ordering OrderingFromName(const std::string& name) {
 // nnz(A) against AMD's 1.45) and the fastest refactorization + solve (up to 1.5-1.9x). From
 // 100000 unknowns on AMD again: at 150000 (chain N = 10000) RCM raised the run's peak memory
 // from 192 MB to 345 MB for the same time per step (9.12 vs 9.02 us per body, run-speed.sh).
-Ordering AutoOrdering(int n) { return n >= 1000 && n < 100000 ? Ordering::kRcm : Ordering::kAmd; }
+// With the structure-aware cgr patterns (session 3) AMD is faster from ~50000 unknowns: chain
+// N = 10000 under `cgr velocity` (90000 unknowns) floor 7.3-7.7 ms (AMD) vs 9.5-10.3 ms (RCM),
+// step 3-6 % faster, analysis 11 vs 165 ms; at 9000 unknowns RCM stays ahead (534 vs 639 us).
+Ordering AutoOrdering(int n) { return n >= 1000 && n < 50000 ? Ordering::kRcm : Ordering::kAmd; }
 
 std::vector<int> ReverseCuthillMcKee(int n, const int* colptr, const int* rowind) {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
