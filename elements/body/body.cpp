@@ -37,7 +37,7 @@ void Body::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     out.f.segment<3>(0) = inertia_.m * g;                                  // eq. (4)
     out.f.segment<3>(3) = Rs.cross(g);                                     // eq. (5)
     if (out.want_jacobian) out.K.block<3, 3>(3, 3) = -Skew(g) * Skew(Rs);  // eq. (6)
-    out.k_blocks = ElementBlock::Sub(0, 0, 1, 1);  // moment-rotation only, no twists
+    out.k_blocks = ElementBlock::Pair(0, 0);  // one node, no twist dependence
     out.c_blocks = 0;
 }
 

@@ -51,7 +51,7 @@ void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
     EvaluateSphericalRows(*ctx.node[0], b_.node >= 0 ? ctx.node[1] : nullptr, a_, b_, ctx.lambda, 0,
                           out);
     // Each node's moment depends on its own rotation only (eq. (6)); nothing on the twists.
-    out.k_blocks = ElementBlock::Sub(0, 0, 1, 1) | ElementBlock::Sub(1, 1, 1, 1);
+    out.k_blocks = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1);
     out.c_blocks = 0;
 }
 

@@ -185,15 +185,14 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
 }
 
 void CgrFormulation::ReadElementStructure() {
-    // Sub-blocks of K and C each element can write (ElementBlock::k_blocks, c_blocks): part of
-    // the element's structure, the same at every state, so one evaluation at the initial state
-    // reads them. Blocks between different nodes enter the pattern only if declared, a node's
-    // own x', g' sub-blocks only if an element declares them or the node's inertia terms need
-    // them; a later evaluation writing elsewhere stops the run (Jacobian()).
+    // Node-pair blocks of K and C each element can write (ElementBlock::k_blocks, c_blocks):
+    // part of the element's structure, the same at every state, so one evaluation at the
+    // initial state reads them. Blocks between different nodes enter the pattern only if
+    // declared; a later evaluation writing elsewhere stops the run (Jacobian()).
     ElementBlock& b = scratch_.local();
     for (int e : active_elements_) {
         EvaluateElement(e, b, true);
-        elements_[e].sub = b.k_blocks | b.c_blocks;
+        elements_[e].pairs = b.k_blocks | b.c_blocks;
     }
 }
 
@@ -205,38 +204,11 @@ void CgrFormulation::BuildPattern() {
         return nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs;
     };
     PatternBuilder pb(nu_);
-    // A node's own block by 3x3 sub-blocks. x', g' rows and columns (2x2 sub-blocks, bit
-    // 2 rb + cb): those the elements declare, dense, plus the inertia terms' — `cgr`: the
-    // moment row's beta~ x' block; `cgr velocity`: m I (a diagonal unless an element writes
-    // there), the g' block, and the two first-moment blocks when the centre of mass is off the
-    // node. `cgr`'s momentum rows and columns: kNodeSubBlocks, diagonal ones as diagonals (69
-    // of 144 entries for a node at its centre of mass with the chain's elements).
-    std::vector<unsigned> own(nodes_.size(), 0u);
-    for (int e : active_elements_) {
-        const auto& en = elems[e]->nodes();
-        for (size_t ia = 0; ia < en.size(); ++ia) {
-            const int pair = static_cast<int>(ia) * ElementBlock::kMaxNodes + static_cast<int>(ia);
-            own[en[ia]] |= static_cast<unsigned>(elements_[e].sub >> (4 * pair)) & 0xFu;
-        }
-    }
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        const NodeData& nd = nodes_[i];
-        unsigned dense = own[i], diagonal = 0u;
-        if (nd.dynamic && !eliminate_) dense |= 1u << 2;  // (2) x': beta~
-        if (nd.dynamic && eliminate_) {
-            dense |= 1u << 3;                              // g': J G + ...
-            if (!nd.inertia.s.isZero(0.0)) dense |= 0x6u;  // first moment: S~ G, -S~ + ...
-            if (!(dense & 1u)) diagonal = 1u;              // x': m I
-        }
-        for (int rb = 0; rb < 2; ++rb)
-            for (int cb = 0; cb < 2; ++cb) {
-                const int r = nd.row + 3 * rb, c = nd.row + 3 * cb;
-                if (dense >> (2 * rb + cb) & 1u) {
-                    pb.AddBlock(r, 3, c, 3);
-                } else if (diagonal >> (2 * rb + cb) & 1u) {
-                    for (int j = 0; j < 3; ++j) pb.AddBlock(r + j, 1, c + j, 1);
-                }
-            }
+    // A node's own block: dense 6x6 (x', g'), and for `cgr`'s dynamic nodes the structurally
+    // non-zero 3x3 sub-blocks of the momentum rows and columns (kNodeSubBlocks), diagonal ones
+    // as diagonals: 69 of 144 entries for a node at its centre of mass.
+    for (const NodeData& nd : nodes_) {
+        pb.AddBlock(nd.row, kStaticDofs, nd.row, kStaticDofs);
         if (block(nd) == kStaticDofs) continue;
         for (const NodeSubBlock& sb : kNodeSubBlocks) {
             const int r = nd.row + 3 * sb.rb, c = nd.row + 3 * sb.cb;
@@ -253,7 +225,7 @@ void CgrFormulation::BuildPattern() {
         for (size_t ia = 0; ia < en.size(); ++ia) {
             const int a = en[ia];
             for (size_t ib = 0; ib < en.size(); ++ib)
-                if (ia != ib && HasPairBlock(ed, static_cast<int>(ia), static_cast<int>(ib)))
+                if (HasPairBlock(ed, static_cast<int>(ia), static_cast<int>(ib)))
                     pb.AddBlock(nodes_[a].row, 6, nodes_[en[ib]].row, 6);
             if (ed.m > 0) {
                 pb.AddBlock(nodes_[a].row, 6, ed.mult_row, ed.m);
@@ -264,48 +236,44 @@ void CgrFormulation::BuildPattern() {
     }
     pattern_ = pb.Build();
 
-    // Slots. Node blocks: (value index, row, column) for every pattern entry of the node's own
-    // block (dynamic nodes; the inertia terms are scattered entry by entry).
-    const int* outer = pattern_.outerIndexPtr();
-    const int* inner = pattern_.innerIndexPtr();
+    // Slots: for every column of a dense block, the value index of the block's first row.
+    // Node blocks: the 6 column starts of the dense 6x6 part, and for `cgr`'s dynamic nodes a
+    // list of (value index, row * 12 + column) for every pattern entry of the rest.
+    node_slots_.clear();
     node_entries_.clear();
     node_entry_begin_.assign(nodes_.size() + 1, 0);
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const NodeData& nd = nodes_[i];
+        for (int j = 0; j < kStaticDofs; ++j)
+            node_slots_.push_back(PatternSlot(pattern_, nd.row, nd.row + j));
         node_entry_begin_[i] = static_cast<int>(node_entries_.size());
-        if (!nd.dynamic) continue;
-        const int kb = block(nd);
-        for (int c = 0; c < kb; ++c)
+        if (block(nd) == kStaticDofs) continue;
+        const int* outer = pattern_.outerIndexPtr();
+        const int* inner = pattern_.innerIndexPtr();
+        for (int c = 0; c < kDynamicDofs; ++c)
             for (int k = outer[nd.row + c]; k < outer[nd.row + c + 1]; ++k) {
                 const int r = inner[k] - nd.row;
-                if (r >= 0 && r < kb) node_entries_.push_back({k, r, c});
+                if (r >= 0 && r < kDynamicDofs && (r >= kStaticDofs || c >= kStaticDofs))
+                    node_entries_.push_back({k, r * kDynamicDofs + c});
             }
     }
     node_entry_begin_[nodes_.size()] = static_cast<int>(node_entries_.size());
-    // Element pair blocks: per column j of node b and row half h (force, moment rows of node
-    // a), the value index of the half's first row, or -1 where the element declares nothing
-    // (own pairs: by sub-block; pairs of two nodes: the whole 6x6 or nothing).
     for (int e : active_elements_) {
         const auto& en = elems[e]->nodes();
         ElementData& ed = elements_[e];
         ed.slots.clear();
         const int k = static_cast<int>(en.size());
-        for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 12 + 2 j + h]
+        for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
             for (int b = 0; b < k; ++b)
                 for (int j = 0; j < 6; ++j)
-                    for (int h = 0; h < 2; ++h) {
-                        const bool present = a == b
-                                                 ? (ed.sub & ElementBlock::Sub(a, a, h, j / 3)) != 0
-                                                 : HasPairBlock(ed, a, b);
-                        ed.slots.push_back(present
-                                               ? PatternSlot(pattern_, nodes_[en[a]].row + 3 * h,
-                                                             nodes_[en[b]].row + j)
-                                               : -1);
-                    }
-        for (int a : en)  // node rows x multiplier columns: [k*k*12 + a * m + j]
+                    ed.slots.push_back(
+                        HasPairBlock(ed, a, b)
+                            ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
+                            : -1);
+        for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
             for (int j = 0; j < ed.m; ++j)
                 ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
-        for (int b : en)  // multiplier rows x node columns: [k*k*12 + k*m + b * 6 + j]
+        for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
             for (int j = 0; j < 6 && ed.m > 0; ++j)
                 ed.slots.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
     }
@@ -527,10 +495,13 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                 B.block<3, 6>(6, 0) = Jmu1;
                 B.block<3, 3>(9, 9) = c * I;  // (4) gamma
                 B.block<3, 6>(9, 0) = Jmu2;
-                // At the pattern's entries only: what it leaves out is zero in B.
+                AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, B.topLeftCorner<6, 6>());
+                // The rest at the pattern's entries only: what it leaves out is zero in B.
+                const double* Bd = B.data();
                 for (int k = node_entry_begin_[i]; k < node_entry_begin_[i + 1]; ++k) {
                     const NodeEntry& ne = node_entries_[k];
-                    values[ne.slot] += B(ne.row, ne.col);
+                    values[ne.slot] +=
+                        Bd[(ne.rc % kDynamicDofs) * kDynamicDofs + ne.rc / kDynamicDofs];
                 }
                 return;
             }
@@ -547,12 +518,7 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                 Bu.bottomRows<3>() = Skew(s.v) * Jmu1 + Jmu2 / c;
                 Bu.block<3, 3>(3, 0) += Skew(beta);
             }
-            // At the pattern's entries: with the centre of mass at the node the x'-g' coupling
-            // blocks are left out (exactly zero, or beta~ - m v~ = 0 up to round-off).
-            for (int k = node_entry_begin_[i]; k < node_entry_begin_[i + 1]; ++k) {
-                const NodeEntry& ne = node_entries_[k];
-                values[ne.slot] += Bu(ne.row, ne.col);
-            }
+            AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
         });
         // Element blocks mapped to (x', g') columns, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {
@@ -562,35 +528,6 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
             const ElementData& ed = elements_[e];
             const int* slots = ed.slots.data();
             const int ld = static_cast<int>(b.K.rows());
-            // Sub-blocks declared now but not at set-up are outside the pattern: they must be
-            // zero (the declaration is structural), or the run stops.
-            if (const std::uint64_t extra = (b.k_blocks | b.c_blocks) & ~ed.sub) {
-                for (int a = 0; a < k; ++a)
-                    for (int bb = 0; bb < k; ++bb)
-                        for (int q = 0; q < 4; ++q) {
-                            const int r0 = 6 * a + 3 * (q >> 1), c0 = 6 * bb + 3 * (q & 1);
-                            if ((extra & ElementBlock::Sub(a, bb, q >> 1, q & 1)) &&
-                                !(AllZero(b.K.data(), ld, r0, c0, 3, 3) &&
-                                  AllZero(b.C.data(), ld, r0, c0, 3, 3)))
-                                throw RunError(
-                                    "element " + std::to_string(elems[e]->label()) +
-                                    " wrote a Jacobian block (rows of its node " +
-                                    std::to_string(a + 1) + ", columns of its node " +
-                                    std::to_string(bb + 1) +
-                                    ") that it did not declare at set-up (ElementBlock::" +
-                                    "k_blocks/c_blocks must not depend on the state)");
-                        }
-            }
-#ifndef NDEBUG
-            for (int a = 0; a < k; ++a)  // nothing written outside the declaration
-                for (int bb = 0; bb < k; ++bb)
-                    for (int q = 0; q < 4; ++q) {
-                        const int r0 = 6 * a + 3 * (q >> 1), c0 = 6 * bb + 3 * (q & 1);
-                        const std::uint64_t bit = ElementBlock::Sub(a, bb, q >> 1, q & 1);
-                        assert((b.k_blocks & bit) || AllZero(b.K.data(), ld, r0, c0, 3, 3));
-                        assert((b.c_blocks & bit) || AllZero(b.C.data(), ld, r0, c0, 3, 3));
-                    }
-#endif
             Mat6 blk, Kb, Cb;
             for (int a = 0; a < k; ++a) {
                 const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
@@ -598,12 +535,20 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                     // An all-zero block (most of them: e.g. a hinge couples its nodes only through
                     // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
                     // Blocks outside the element's declared structure are not even read.
-                    const std::uint64_t pair = ElementBlock::Pair(a, bb) & ed.sub;
+                    const std::uint32_t pair = ElementBlock::Pair(a, bb);
+                    assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
+                    assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
                     const bool k_zero =
                         !(b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6);
                     const bool c_zero =
                         !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
                     if (k_zero && c_zero) continue;
+                    if (!HasPairBlock(ed, a, bb))
+                        throw RunError("element " + std::to_string(elems[e]->label()) +
+                                       " wrote a Jacobian block between its nodes " +
+                                       std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
+                                       " that it did not declare at set-up (ElementBlock::" +
+                                       "k_blocks/c_blocks must not depend on the state)");
                     const NodeData& nb = nodes_[en[bb]];
                     Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
                     if (c_zero) {
@@ -617,18 +562,11 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
                               c * (Kb.rightCols<3>() * nb.G + Cb.rightCols<3>() * nb.Omega));
                     }
                     if (rs != 1.0) blk *= rs;
-                    // Into the declared halves of each column (undeclared ones are zero).
-                    const int* ps = slots + (a * k + bb) * 12;
-                    for (int j = 0; j < 6; ++j)
-                        for (int h = 0; h < 2; ++h)
-                            if (ps[2 * j + h] >= 0) {
-                                double* v = values + ps[2 * j + h];
-                                for (int r = 0; r < 3; ++r) v[r] += blk(3 * h + r, j);
-                            }
+                    AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
                 }
             }
             if (ed.m == 0) return;
-            const int* lslots = slots + k * k * 12;
+            const int* lslots = slots + k * k * 6;
             for (int a = 0; a < k; ++a) {
                 const double rs = RowFactor(nodes_[en[a]], c);
                 for (int j = 0; j < ed.m; ++j) {

@@ -127,8 +127,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int mult_row{-1};  // Newton index of the first multiplier
         int m{0};
         unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
-        std::uint64_t sub{~std::uint64_t{0}};  // sub-blocks of K, C it may write (set-up)
-        std::vector<int> slots;                // see BuildPattern()
+        std::uint32_t pairs{~0u};   // node-pair blocks of K, C it may write (ElementBlock::Pair)
+        std::vector<int> slots;     // see BuildPattern()
     };
     struct PastPoint {
         Mat3 R;
@@ -161,7 +161,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     /// Whether element pair block (a, b) (element-local node indices) is in the pattern: a
     /// node's own block always is; blocks between two nodes only if the element declares them.
     static bool HasPairBlock(const ElementData& ed, int a, int b) {
-        return a == b || (ed.sub & ElementBlock::Pair(a, b)) != 0;
+        return a == b || (ed.pairs & ElementBlock::Pair(a, b)) != 0;
     }
     /// Node states and rotation maps of every node at the current y, y' (unless known clean).
     void ComputeStates() const;
@@ -211,11 +211,12 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     std::vector<int> state_ptr_offset_;
     mutable bool states_dirty_{true};
     Eigen::SparseMatrix<double> pattern_;
+    std::vector<int> node_slots_;  // node's own dense 6x6 (x', g'): 6 column starts each
     struct NodeEntry {
-        int slot;      // value index
-        int row, col;  // in the node's own block (12x12, or 6x6 with the momenta eliminated)
+        int slot;  // value index
+        int rc;    // row * 12 + column in the node's 12x12 block
     };
-    std::vector<NodeEntry> node_entries_;  // dynamic nodes: every pattern entry of their block
+    std::vector<NodeEntry> node_entries_;  // `cgr` dynamic nodes: the rest of their block
     std::vector<int> node_entry_begin_;    // per node, into node_entries_ (size nodes + 1)
     std::vector<PastRing> past_;           // per node, most recent first
     mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;

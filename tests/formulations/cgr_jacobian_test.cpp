@@ -149,9 +149,10 @@ TEST_CASE("first-order iteration matrices match finite differences of the residu
 }
 
 TEST_CASE("first-order iteration matrices with the element plugins' declared structure") {
-    // Real elements that narrow their K/C structure (body: moment-rotation block; spherical
-    // hinge and pin: each node's moment-rotation block): patterns built from the declarations
-    // must still hold every non-zero of J. Bodies with and without centre-of-mass offsets.
+    // Real elements that narrow their K/C structure (body: its node's block; spherical hinge
+    // and pin: each node's own block, nothing between the nodes): patterns built from the
+    // declarations must still hold every non-zero of J. Bodies with and without centre-of-mass
+    // offsets.
     const std::string deck = R"(
 begin: data; problem: initial value; end: data;
 begin: initial value; initial time: 0.; final time: 1.; time step: 1e-3; method: ms, 0.6;
@@ -243,10 +244,10 @@ TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0")
 
 namespace {
 
-// Two grounded springs on the node positions that declare (ElementBlock::k_blocks) only the
-// force-translation sub-block of each node, correctly while t < 1, and afterwards write a
-// block between the nodes too: the formulation must refuse that, not write outside its
-// pattern.
+// A spring between two nodes' points that declares (ElementBlock::k_blocks) only its diagonal
+// node-pair blocks, correctly while t < 1 (it writes nothing between the nodes there), and
+// afterwards writes the cross block too: the formulation must refuse that, not write outside
+// its pattern.
 class DiagonalThenCoupled final : public Element {
   public:
     DiagonalThenCoupled(int label, int a, int b) : Element(label, "test coupling") {
@@ -259,7 +260,7 @@ class DiagonalThenCoupled final : public Element {
         out.K.block<3, 3>(0, 0) = 2.0 * Mat3::Identity();
         out.K.block<3, 3>(6, 6) = 3.0 * Mat3::Identity();
         if (ctx.t < 1.0) {
-            out.k_blocks = ElementBlock::Sub(0, 0, 0, 0) | ElementBlock::Sub(1, 1, 0, 0);
+            out.k_blocks = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1);
             out.c_blocks = 0;
         } else {
             out.K(0, 6) = 1.0;  // a coupling it did not declare at set-up
@@ -269,7 +270,7 @@ class DiagonalThenCoupled final : public Element {
 
 }  // namespace
 
-TEST_CASE("cgr patterns hold only the sub-blocks elements and inertia terms need") {
+TEST_CASE("cgr patterns hold only the node-pair blocks elements declare") {
     Model m;
     for (int i = 0; i < 2; ++i) {
         StructuralNode n;
@@ -290,20 +291,18 @@ TEST_CASE("cgr patterns hold only the sub-blocks elements and inertia terms need
         REQUIRE(d != nullptr);
         auto f = d->make(m);
         FirstOrderProblem& p = *f->first_order();
-        // Two node blocks, no block between the nodes, in each node block the element's
-        // force-translation sub-block and the inertia terms' (centre of mass at the node):
-        // `cgr velocity` 9 + the g' block 9; `cgr` 9 + the moment row's beta~ 9 + its momentum
-        // sub-blocks, two dense 3x3 (-c v~, -J G + ...) and five diagonals (I, I, m I, c I, c I).
-        const int per_node = std::string(name) == "cgr" ? 9 + 9 + 18 + 15 : 9 + 9;
+        // Two node blocks, no block between the nodes: `cgr velocity` 6x6; `cgr` the dense 6x6
+        // of x', g' plus its momentum sub-blocks for a node at its centre of mass: two dense
+        // 3x3 (-c v~, -J G + ...) and five diagonals (I, I, m I, c I, c I) = 36 + 18 + 15.
+        const int per_node = std::string(name) == "cgr" ? 69 : 36;
         CHECK(p.pattern().nonZeros() == 2 * per_node);
         Eigen::SparseMatrix<double> J = p.pattern();
         p.SetTime(0.5);
         CHECK_NOTHROW(p.Jacobian(0.01, J));
         p.SetTime(1.5);
         CHECK_THROWS_WITH_AS(p.Jacobian(0.01, J),
-                             doctest::Contains("element 20 wrote a Jacobian block (rows of its "
-                                               "node 1, columns of its node 2) that it did not "
-                                               "declare at set-up"),
+                             doctest::Contains("element 20 wrote a Jacobian block between its "
+                                               "nodes 1 and 2 that it did not declare"),
                              RunError);
     }
 }

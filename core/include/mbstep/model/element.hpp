@@ -67,31 +67,20 @@ struct ElementBlock {
     MatC phi_q;  ///< (6)
     MatC phi_v;  ///< (6)
     bool want_jacobian{true};
-    /// Which 3x3 sub-blocks of K and C the element may write: for the 6x6 block of node a's
-    /// rows and node b's columns, bit 4 (a * kMaxNodes + b) + 2 rb + cb marks its sub-block of
-    /// force (rb = 0) or moment (rb = 1) rows and translation (cb = 0) or rotation (cb = 1)
-    /// columns. Reset() sets every bit; an element whose structure is known may clear bits
-    /// (e.g. a joint's force on one node does not depend on the other node's state, and its
-    /// geometric stiffness is a moment-rotation block) so that formulations leave those blocks
-    /// out of their patterns and skip them unread. The declaration is part of the element's
-    /// structure: the same at every state. Writing outside it is a bug (debug builds check
-    /// it, `cgr` refuses it, the element FD test checks that undeclared blocks vanish).
-    std::uint64_t k_blocks{~std::uint64_t{0}};
-    std::uint64_t c_blocks{~std::uint64_t{0}};
-    /// Every sub-block of pair (a, b).
-    static constexpr std::uint64_t Pair(int a, int b) {
-        return std::uint64_t{0xF} << (4 * (a * kMaxNodes + b));
-    }
-    /// Sub-block (rb, cb) of pair (a, b).
-    static constexpr std::uint64_t Sub(int a, int b, int rb, int cb) {
-        return std::uint64_t{1} << (4 * (a * kMaxNodes + b) + 2 * rb + cb);
-    }
+    /// Which node-pair blocks of K and C the element may write: bit (a * kMaxNodes + b) for
+    /// the 6x6 block of node a's rows and node b's columns. Reset() sets every bit; an element
+    /// whose structure is known may clear bits (e.g. a joint's force on one node does not
+    /// depend on the other node's state) so that formulations skip those blocks without
+    /// looking at them. Writing outside the declared blocks is a bug (debug builds check it).
+    std::uint32_t k_blocks{~0u};
+    std::uint32_t c_blocks{~0u};
+    static constexpr std::uint32_t Pair(int a, int b) { return 1u << (a * kMaxNodes + b); }
 
     /// Sizes every block for k nodes and m multipliers and sets it to zero.
     void Reset(int k, int m, bool jacobian) {
         const int n = 6 * k;
         want_jacobian = jacobian;
-        k_blocks = c_blocks = ~std::uint64_t{0};
+        k_blocks = c_blocks = ~0u;
         f.setZero(n);
         phi.setZero(m);
         if (jacobian) {
