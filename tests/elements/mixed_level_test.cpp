@@ -8,6 +8,7 @@
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
+#include "support/iteration_matrix_check.hpp"
 
 using namespace mbstep;
 
@@ -50,33 +51,6 @@ end: elements;
         p.AfterPredict();
         p.y() += Eigen::VectorXd::Random(n) * 0.3;
         p.yp() += Eigen::VectorXd::Random(n) * 0.5;
-        const double c = 0.011 * (trial + 1);
-        Eigen::SparseMatrix<double> J = p.pattern();
-        p.Jacobian(c, J);
-        const Eigen::MatrixXd Jd(J);
-        const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
-        const auto& kinds = p.dof_kinds();
-        Eigen::VectorXd rp, rm;
-        // Central differences, step 1e-6: truncation ~1e-12 relative, round-off ~1e-10 for
-        // residuals of O(100) divided by c ~ 0.01; 1e-6 relative to the column is >> both.
-        const double e = 1e-6;
-        for (int k = 0; k < n; ++k) {
-            for (int sgn : {1, -1}) {
-                p.y() = y0;
-                p.yp() = yp0;
-                if (kinds[k] == DofKind::kDifferential) {
-                    p.yp()[k] += sgn * e;
-                    p.y()[k] += sgn * c * e;
-                } else {
-                    p.y()[k] += sgn * e;
-                }
-                p.Residual(c, sgn > 0 ? rp : rm);
-            }
-            const Eigen::VectorXd col = (rp - rm) / (2 * e);
-            INFO("column ", k, " (", p.DescribeEquation(k), ")");
-            CHECK((col - Jd.col(k)).norm() <= 1e-6 * (1.0 + col.norm()));
-        }
-        p.y() = y0;
-        p.yp() = yp0;
+        test::CheckIterationMatrix(p, 0.011 * (trial + 1));
     }
 }

@@ -14,6 +14,7 @@
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/model/model.hpp"
 #include "mbstep/plugin/registry.hpp"
+#include "support/iteration_matrix_check.hpp"
 #include "support/test_elements.hpp"
 #include "support/test_models.hpp"
 
@@ -73,41 +74,6 @@ Model MakeModel(std::mt19937& rng, bool centred = false) {
     return m;
 }
 
-// J = dr/dy' + c dr/dy against central differences of the residual, column by column of the
-// Newton unknowns (FirstOrderProblem::unknown_dof), at the problem's current state. Step 1e-6:
-// central-difference truncation ~1e-12 and the test elements' own FD derivatives (~1e-8
-// relative) dominate; tolerance 1e-6 relative to the column norm.
-void CheckIterationMatrix(FirstOrderProblem& p, double c) {
-    const int nu = static_cast<int>(p.pattern().rows());
-    Eigen::SparseMatrix<double> J = p.pattern();
-    p.Jacobian(c, J);
-    const Eigen::MatrixXd Jd(J);
-    const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
-    const auto& kinds = p.dof_kinds();
-    Eigen::VectorXd rp, rm;
-    const double e = 1e-6;
-    for (int k = 0; k < nu; ++k) {
-        const int i = p.unknown_dof(k);
-        for (int sgn : {1, -1}) {
-            p.y() = y0;
-            p.yp() = yp0;
-            if (kinds[i] == DofKind::kDifferential) {
-                p.yp()[i] += sgn * e;
-                p.y()[i] += sgn * c * e;
-            } else {
-                p.y()[i] += sgn * e;
-            }
-            p.Residual(c, sgn > 0 ? rp : rm);
-        }
-        REQUIRE(rp.size() == nu);
-        const Eigen::VectorXd fd = (rp - rm) / (2 * e);
-        INFO("column ", k, " (", p.DescribeEquation(k), ")");
-        CHECK((fd - Jd.col(k)).norm() <= 1e-6 * (1.0 + fd.norm()));
-    }
-    p.y() = y0;
-    p.yp() = yp0;
-}
-
 // Random references (through AfterPredict) and random increments on top of them, three times.
 void CheckAtRandomStates(FirstOrderProblem& p) {
     const int n = p.num_dofs();
@@ -118,7 +84,7 @@ void CheckAtRandomStates(FirstOrderProblem& p) {
         p.AfterPredict();
         p.y() += Eigen::VectorXd::Random(n) * 0.3;
         p.yp() += Eigen::VectorXd::Random(n) * 0.5;
-        CheckIterationMatrix(p, 0.013 * (trial + 1));
+        test::CheckIterationMatrix(p, 0.013 * (trial + 1));
     }
 }
 

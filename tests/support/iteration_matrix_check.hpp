@@ -1,0 +1,49 @@
+// mbstep tests — the iteration matrix of a first-order problem against central differences of
+// its residual (shared by the formulation and element tests).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <Eigen/Sparse>
+
+#include "mbstep/formulation/formulation.hpp"
+
+namespace mbstep::test {
+
+/// J = dr/dy' + c dr/dy against central differences of the residual, column by column of the
+/// Newton unknowns (FirstOrderProblem::unknown_dof), at the problem's current state, which is
+/// restored afterwards. Step 1e-6: truncation ~1e-12 relative, round-off ~1e-10 for residuals
+/// of O(100) divided by c ~ 0.01, the test elements' own FD derivatives ~1e-8 relative; the
+/// tolerance is 1e-6 relative to the column norm, far above all three.
+inline void CheckIterationMatrix(FirstOrderProblem& p, double c) {
+    const int nu = static_cast<int>(p.pattern().rows());
+    Eigen::SparseMatrix<double> J = p.pattern();
+    p.Jacobian(c, J);
+    const Eigen::MatrixXd Jd(J);
+    const Eigen::VectorXd y0 = p.y(), yp0 = p.yp();
+    const auto& kinds = p.dof_kinds();
+    Eigen::VectorXd rp, rm;
+    const double e = 1e-6;
+    for (int k = 0; k < nu; ++k) {
+        const int i = p.unknown_dof(k);
+        for (int sgn : {1, -1}) {
+            p.y() = y0;
+            p.yp() = yp0;
+            if (kinds[i] == DofKind::kDifferential) {
+                p.yp()[i] += sgn * e;
+                p.y()[i] += sgn * c * e;
+            } else {
+                p.y()[i] += sgn * e;
+            }
+            p.Residual(c, sgn > 0 ? rp : rm);
+        }
+        REQUIRE(rp.size() == nu);
+        const Eigen::VectorXd fd = (rp - rm) / (2 * e);
+        INFO("column ", k, " (", p.DescribeEquation(k), ")");
+        CHECK((fd - Jd.col(k)).norm() <= 1e-6 * (1.0 + fd.norm()));
+    }
+    p.y() = y0;
+    p.yp() = yp0;
+}
+
+}  // namespace mbstep::test
