@@ -74,20 +74,6 @@ Model MakeModel(std::mt19937& rng, bool centred = false) {
     return m;
 }
 
-// Random references (through AfterPredict) and random increments on top of them, three times.
-void CheckAtRandomStates(FirstOrderProblem& p) {
-    const int n = p.num_dofs();
-    for (int trial = 0; trial < 3; ++trial) {
-        p.SetTime(0.37 + trial);
-        p.y() += Eigen::VectorXd::Random(n) * 0.3;
-        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
-        p.AfterPredict();
-        p.y() += Eigen::VectorXd::Random(n) * 0.3;
-        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
-        test::CheckIterationMatrix(p, 0.013 * (trial + 1));
-    }
-}
-
 }  // namespace
 
 TEST_CASE("first-order iteration matrices match finite differences of the residual") {
@@ -108,7 +94,7 @@ TEST_CASE("first-order iteration matrices match finite differences of the residu
             CHECK(n == 12 + 12 + 6 + 3 + 1);
             // Newton unknowns: all state dofs, or 6 per node + multipliers without the momenta.
             CHECK(nu == (d.name.rfind("cgr velocity", 0) == 0 ? 6 + 6 + 6 + 3 + 1 : n));
-            CheckAtRandomStates(p);
+            test::CheckIterationMatrixAtRandomStates(p, 0.37, 0.013);
         }
     }
     CHECK(tested >= 8);
@@ -145,7 +131,7 @@ end: elements;
         auto f = d.make(dk.model);
         FirstOrderProblem& p = *f->first_order();
         p.y().tail(6) = Eigen::VectorXd::LinSpaced(6, -2.0, 3.0) * 100.0;  // multipliers
-        CheckAtRandomStates(p);
+        test::CheckIterationMatrixAtRandomStates(p, 0.37, 0.013);
         ++tested;
     }
     CHECK(tested >= 4);

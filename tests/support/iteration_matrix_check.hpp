@@ -46,4 +46,19 @@ inline void CheckIterationMatrix(FirstOrderProblem& p, double c) {
     p.yp() = yp0;
 }
 
+/// CheckIterationMatrix at three random states: random references (through AfterPredict) and
+/// random increments on top of them, at times t0, t0 + 1, t0 + 2 and c = c0, 2 c0, 3 c0.
+inline void CheckIterationMatrixAtRandomStates(FirstOrderProblem& p, double t0, double c0) {
+    const int n = p.num_dofs();
+    for (int trial = 0; trial < 3; ++trial) {
+        p.SetTime(t0 + trial);
+        p.y() += Eigen::VectorXd::Random(n) * 0.3;
+        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
+        p.AfterPredict();
+        p.y() += Eigen::VectorXd::Random(n) * 0.3;
+        p.yp() += Eigen::VectorXd::Random(n) * 0.5;
+        CheckIterationMatrix(p, c0 * (trial + 1));
+    }
+}
+
 }  // namespace mbstep::test
