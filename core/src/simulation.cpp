@@ -20,6 +20,7 @@
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/output.hpp"
 #include "mbstep/solver/linear_solver.hpp"
+#include "mbstep/solver/newton.hpp"
 
 namespace mbstep {
 namespace {
@@ -81,8 +82,13 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
        << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"
        << "unknowns: " << unknowns << "\n"
        << "linear solver: " << deck.settings.solver.linear_solver;
-    if (deck.settings.solver.linear_solver == "auto")
-        os << " (" << (unknowns <= kDenseMaxUnknowns ? "naive" : "klu") << ")";
+    // What `auto` chose (and whether `schur` fell back), from the integrator's solver when it
+    // has one, else by the size rule.
+    const NewtonSolver* newton = deck.integrator ? deck.integrator->newton_solver() : nullptr;
+    const std::string used = newton                          ? newton->linear_solver().name()
+                             : unknowns <= kDenseMaxUnknowns ? "naive"
+                                                             : "klu";
+    if (used != deck.settings.solver.linear_solver) os << " (" << used << ")";
     if (!deck.settings.solver.linear_solver_requested.empty() &&
         deck.settings.solver.linear_solver_requested != deck.settings.solver.linear_solver)
         os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";
@@ -184,6 +190,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     }
     std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);
     formulation->set_threads(options.threads);
+    rs.solver.threads = options.threads;
     integrator.Attach(*formulation, rs.solver);
 
     const double t0 = rs.initial_time;

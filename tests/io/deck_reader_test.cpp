@@ -139,6 +139,9 @@ TEST_CASE("deck: linear solvers we do not have map to klu with a warning; defaul
     CHECK(read("tolerance: 1e-6;").settings.solver.linear_solver == "auto");
     CHECK(read("linear solver: naive;").settings.solver.linear_solver == "naive");
     CHECK(read("linear solver: klu;").settings.solver.linear_solver == "klu");
+    const Deck schur = read("linear solver: schur;");  // ours (block elimination), no warning
+    CHECK(schur.settings.solver.linear_solver == "schur");
+    CHECK(schur.warnings.empty());
 }
 
 TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {

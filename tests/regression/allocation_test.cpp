@@ -93,7 +93,7 @@ namespace {
 // includes the integrator's start).
 std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::string& method,
                                      bool modified_newton, int steps, int threads,
-                                     long* iterations) {
+                                     const std::string& linear_solver, long* iterations) {
     const Registry& reg = GlobalRegistry();
     Deck deck = ReadDeck(deck_path, reg);
     std::string name;
@@ -101,6 +101,7 @@ std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::st
     deck.method_name = name;
     deck.settings.method_text = method;
     deck.settings.final_time = deck.settings.initial_time + steps * deck.settings.time_step;
+    deck.settings.solver.linear_solver = linear_solver;
     if (modified_newton) {
         deck.settings.solver.modified_newton = true;
         deck.settings.solver.modified_newton_iterations = 10;
@@ -125,8 +126,8 @@ std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::st
     return per_step;
 }
 
-void CheckNoAllocationsAfterWarmUp(const std::string& method, bool modified_newton,
-                                   int threads = 1) {
+void CheckNoAllocationsAfterWarmUp(const std::string& method, bool modified_newton, int threads = 1,
+                                   const std::string& linear_solver = "auto") {
 #if !MBSTEP_COUNT_ALLOCATIONS
     MESSAGE("allocation counting is compiled out (sanitizer build or not glibc)");
     return;
@@ -135,14 +136,14 @@ void CheckNoAllocationsAfterWarmUp(const std::string& method, bool modified_newt
     long iterations = 0;
     const std::vector<long> n =
         AllocationsPerStep(SourcePath("examples/n-link-chain/deck.mbd"), method, modified_newton,
-                           steps, threads, &iterations);
+                           steps, threads, linear_solver, &iterations);
     REQUIRE(n.size() == static_cast<size_t>(steps));
     long warm = 0, after = 0;
     for (int k = 0; k < steps; ++k) (k < warm_up ? warm : after) += n[k];
     std::string first;
     for (int k = 0; k < warm_up; ++k) first += (k ? ", " : "") + std::to_string(n[k]);
-    MESSAGE(method, std::string(modified_newton ? " (modified Newton)" : ""), ", ", threads,
-            " thread(s): ", iterations, " Newton iterations in ", steps,
+    MESSAGE(method, std::string(modified_newton ? " (modified Newton)" : ""), ", ", linear_solver,
+            ", ", threads, " thread(s): ", iterations, " Newton iterations in ", steps,
             " steps; allocations in steps 1..", warm_up, ": ", first, " (", warm, "); in steps ",
             warm_up + 1, "..", steps, ": ", after);
     CHECK(iterations >= steps);  // the steps did iterate
@@ -179,4 +180,10 @@ TEST_CASE("allocation: none per step on the chain with modified Newton") {
 
 TEST_CASE("allocation: none per step on the chain with two assembly threads") {
     CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 2);
+}
+
+TEST_CASE("allocation: none per step on the chain with the schur solver, one and two threads") {
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 1, "schur");
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", true, 1, "schur");
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 2, "schur");
 }

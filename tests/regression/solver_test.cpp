@@ -64,16 +64,18 @@ TEST_CASE("convergence on the solution increment alone") {
 }
 
 namespace {
-// The N = 10 chain (cgr, `ms, 0.6`) to tf with step h, tolerance 1e-10; `edit` changes the
-// solver settings. The deck is kept so the integrator's Newton matrix can be inspected.
+// The N = 10 chain (cgr or `formulation`, `ms, 0.6`) to tf with step h, tolerance 1e-10; `edit`
+// changes the solver settings. The deck is kept so the integrator's Newton matrix can be inspected.
 struct ChainRun {
     Deck deck;
     std::vector<FrameState> final_states;
     RunSummary s;
 };
-ChainRun RunChain(double h, double tf, const std::function<void(SolverSettings&)>& edit) {
+ChainRun RunChain(double h, double tf, const std::function<void(SolverSettings&)>& edit,
+                  const std::string& formulation = "") {
     const Registry& reg = GlobalRegistry();
     ChainRun r{ReadDeck(SourcePath("examples/n-link-chain/deck.mbd"), reg), {}, {}};
+    if (!formulation.empty()) r.deck.settings.formulation = formulation;
     r.deck.settings.time_step = h;
     r.deck.settings.final_time = tf;
     r.deck.settings.solver.residual_tolerance = 1e-10;
@@ -153,6 +155,42 @@ TEST_CASE("cgr chain: KLU relative residual at round-off at h = 1e-6") {
     }
 }
 
+// `schur` (block elimination of the nodes' unknowns, KLU on the multipliers' Schur complement)
+// on the chain: the same run as KLU (same iterations, states to round-off carried through
+// Newton) under cgr (groups of 12 unknowns) and cgr velocity (6), and a backward error at
+// round-off on the Newton matrix down to h = 1e-6 (the bound of the KLU test above).
+TEST_CASE("schur on the chain: the KLU run, round-off backward error down to h = 1e-6") {
+    for (const std::string f : {"cgr", "cgr velocity"}) {
+        INFO("formulation ", f);
+        const ChainRun ref = RunChain(
+            1e-3, 0.2, [](SolverSettings& s) { s.linear_solver = "klu"; }, f);
+        const ChainRun r = RunChain(
+            1e-3, 0.2, [](SolverSettings& s) { s.linear_solver = "schur"; }, f);
+        REQUIRE(ref.s.completed);
+        REQUIRE(r.s.completed);
+        CHECK(r.s.iterations == ref.s.iterations);
+        double d = 0.0;
+        for (size_t i = 0; i < ref.final_states.size(); ++i)
+            d = std::max(d, (r.final_states[i].x - ref.final_states[i].x).norm());
+        CHECK(d < 1e-11);
+        for (const double h : {1e-3, 1e-6}) {
+            INFO("h = ", h);
+            ChainRun c = RunChain(
+                h, 3 * h, [](SolverSettings&) {}, f);
+            REQUIRE(c.s.completed);
+            const Eigen::SparseMatrix<double>& A = c.deck.integrator->newton_solver()->matrix();
+            auto schur = MakeLinearSolver("schur");
+            schur->Analyze(A);
+            CHECK(schur->eliminated() == (f == "cgr" ? 120 : 60));  // every node's unknowns
+            REQUIRE(schur->Factor(A));
+            CHECK(schur->name() == "schur");
+            const double rel = RandomRhsBackwardError(*schur, A);
+            MESSAGE(f, ", h = ", h, ": schur relative residual ", rel);
+            CHECK(rel <= 1e-14);
+        }
+    }
+}
+
 // `naive` (dense LU with partial pivoting, the default for small systems through `auto`).
 TEST_CASE("naive dense LU: solutions, pivoting, singularity, condition; auto picks by size") {
     // The chain's Newton matrix (150 unknowns) at h = 1e-3 and 1e-6: same backward error bound
@@ -205,14 +243,20 @@ TEST_CASE("naive dense LU: solutions, pivoting, singularity, condition; auto pic
     naive->Analyze(SZ);
     CHECK_FALSE(naive->Factor(SZ));
     CHECK(naive->ReciprocalCondition() == 0.0);
-    // auto: naive up to kDenseMaxUnknowns, klu above.
+    // auto: naive up to kDenseMaxUnknowns; above, a diagonal matrix is all groups of one
+    // unknown (schur), a dense block of 101 unknowns is no group at all (klu).
     for (const int n : {kDenseMaxUnknowns, kDenseMaxUnknowns + 1}) {
         Eigen::SparseMatrix<double> I(n, n);
         I.setIdentity();
         auto a = MakeLinearSolver("auto");
         a->Analyze(I);
-        CHECK(a->name() == (n <= kDenseMaxUnknowns ? "naive" : "klu"));
+        CHECK(a->name() == (n <= kDenseMaxUnknowns ? "naive" : "schur"));
         REQUIRE(a->Factor(I));
+        const Eigen::SparseMatrix<double> F =
+            (Eigen::MatrixXd::Ones(n, n) + n * Eigen::MatrixXd::Identity(n, n)).sparseView();
+        a->Analyze(F);
+        CHECK(a->name() == (n <= kDenseMaxUnknowns ? "naive" : "klu"));
+        REQUIRE(a->Factor(F));
     }
 }
 

@@ -423,13 +423,14 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             }
         }
     } else if (Is(key, "linear solver") || Is(key, "solver")) {
-        const std::string name = in_.GetKeyword(
-            "linear solver", {"naive", "umfpack", "klu", "y12", "lapack", "superlu", "taucs",
-                              "watson", "pastix", "qr", "spqr", "sparselu", "harwell", "meschach"});
+        const std::string name =
+            in_.GetKeyword("linear solver", {"naive", "umfpack", "klu", "y12", "lapack", "superlu",
+                                             "taucs", "watson", "pastix", "qr", "spqr", "sparselu",
+                                             "harwell", "meschach", "schur"});
         s.linear_solver_requested = name;
-        s.linear_solver = name == "sparselu" || name == "naive" ? name : "klu";
-        if (name != "klu" && name != "sparselu" && name != "naive")
-            in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
+        const bool ours = name == "klu" || name == "sparselu" || name == "naive" || name == "schur";
+        s.linear_solver = ours ? name : "klu";
+        if (!ours) in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
         // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
         // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
         // colamd | natural | rcm}]. `colamd` selects KLU's COLAMD, `mmdata` its AMD; the

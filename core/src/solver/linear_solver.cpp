@@ -303,19 +303,35 @@ class DenseLuSolver final : public LinearSolver {
     std::vector<int> piv_;
 };
 
-// `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns, `klu` above, chosen at
-// Analyze() from the size of the system.
+// `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns; above, `schur` where its
+// groups are small (or the system large, kSchurAutoGroup) and `klu` otherwise, chosen at
+// Analyze() from the size and pattern of the system.
 class AutoSolver final : public LinearSolver {
   public:
     AutoSolver(Ordering ordering, int scale) : ordering_(ordering), scale_(scale) {}
     std::string name() const override { return impl_ ? impl_->name() : "auto"; }
     void Analyze(const Eigen::SparseMatrix<double>& A) override {
-        if (A.rows() <= kDenseMaxUnknowns)
+        const int n = static_cast<int>(A.rows());
+        if (n <= kDenseMaxUnknowns) {
             impl_ = std::make_unique<DenseLuSolver>();
-        else
+        } else {
+            impl_ = MakeSchurSolver(ordering_, scale_);
+            impl_->set_threads(threads_);
+            impl_->Analyze(A);
+            const bool pays =
+                2 * impl_->eliminated() >= n &&
+                (impl_->largest_group() <= kSchurAutoGroup || n >= kSchurAutoUnknowns);
+            if (pays) return;
             impl_ = std::make_unique<KluSolver>(ordering_, scale_);
+        }
         impl_->Analyze(A);
     }
+    void set_threads(int threads) override {
+        threads_ = threads;
+        if (impl_) impl_->set_threads(threads);
+    }
+    int eliminated() const override { return impl_ ? impl_->eliminated() : 0; }
+    int largest_group() const override { return impl_ ? impl_->largest_group() : 0; }
     bool Factor(const Eigen::SparseMatrix<double>& A) override { return impl_->Factor(A); }
     void Solve(Eigen::VectorXd& b) override { impl_->Solve(b); }
     double ReciprocalCondition() override { return impl_ ? impl_->ReciprocalCondition() : 0.0; }
@@ -326,6 +342,7 @@ class AutoSolver final : public LinearSolver {
   private:
     Ordering ordering_;
     int scale_;
+    int threads_{1};
     std::unique_ptr<LinearSolver> impl_;
 };
 
@@ -351,7 +368,9 @@ std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name, Ordering
     if (name == "klu") return std::make_unique<KluSolver>(ordering, klu_scale);
     if (name == "naive") return std::make_unique<DenseLuSolver>();
     if (name == "sparselu") return std::make_unique<SparseLuSolver>();
-    throw RunError("unknown linear solver '" + name + "'; accepted: auto, klu, naive, sparselu");
+    if (name == "schur") return MakeSchurSolver(ordering, klu_scale);
+    throw RunError("unknown linear solver '" + name +
+                   "'; accepted: auto, klu, naive, schur, sparselu");
 }
 
 }  // namespace mbstep

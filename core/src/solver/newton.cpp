@@ -13,6 +13,7 @@ NewtonSolver::NewtonSolver(const SolverSettings& s)
       linear_(MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
                                s.linear_solver_scale)) {
     linear_->set_timing(s.time_linear_solver);
+    linear_->set_threads(s.threads);
 }
 
 void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {

@@ -20,13 +20,14 @@ struct SolverSettings {
     bool max_iterations_at_most{false};
     bool modified_newton{false};
     int modified_newton_iterations{0};    ///< refactor every N iterations (MBDyn `modified, N`)
-    std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "sparselu"
+    std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "schur" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)
     std::string linear_solver_ordering{"auto"};  ///< KLU: auto | amd | colamd | natural | rcm
     /// KLU row scaling (klu_common.scale): -1 none (default), 1 row sum, 2 row max; MBDyn's
     /// `linear solver: ..., scale, {always | once | ...}, {row max | row sum | ...}`.
     int linear_solver_scale{-1};
     bool time_linear_solver{false};  ///< diagnostic: accumulate factor/solve wall time
+    int threads{1};  ///< the run's thread count (set by Run from --threads; `schur` uses it)
     // Initial derivatives phase (MBDyn `derivatives ...`).
     double derivatives_tolerance{1e-6};
     int derivatives_max_iterations{1};

@@ -42,6 +42,9 @@ class LinearSolver {
   public:
     virtual ~LinearSolver() = default;
     void set_timing(bool on) { timing_on_ = on; }
+    /// Threads for the parts that run in parallel (`schur`'s block elimination); results are
+    /// the same for any number.
+    virtual void set_threads(int /*threads*/) {}
     const LinearSolverTiming& timing() const { return timing_; }
     /// Factor() / Solve() with the timing applied when enabled.
     bool TimedFactor(const Eigen::SparseMatrix<double>& A);
@@ -63,6 +66,11 @@ class LinearSolver {
     virtual long FactorNonzeros() const { return -1; }
     /// The ordering actually used (auto resolved).
     virtual Ordering ordering() const { return Ordering::kAuto; }
+    /// Unknowns eliminated block by block before the sparse factorization (`schur`; 0 for the
+    /// others).
+    virtual int eliminated() const { return 0; }
+    /// Size of the largest eliminated group (`schur`; 0 for the others).
+    virtual int largest_group() const { return 0; }
 
   private:
     bool timing_on_{false};
@@ -79,12 +87,23 @@ double RandomRhsBackwardError(LinearSolver& solver, const Eigen::SparseMatrix<do
 /// dense LU against a KLU refactorization + solve, docs/PERFORMANCE.md, "Sparse solver").
 constexpr int kDenseMaxUnknowns = 100;
 
-/// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, "klu" above), "klu", "naive"
-/// (dense LU with partial pivoting) or "sparselu"; throws RunError for other names. The
-/// ordering applies to KLU only (SparseLU always uses COLAMD).
+/// `auto` uses `schur` above kDenseMaxUnknowns when at least half the unknowns are eliminated
+/// and either every group has at most kSchurAutoGroup unknowns or the system has at least
+/// kSchurAutoUnknowns (measured, docs/PERFORMANCE.md, "Block elimination").
+constexpr int kSchurAutoGroup = 6;
+constexpr int kSchurAutoUnknowns = 50000;
+
+/// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, above "schur" or "klu" as
+/// described at kSchurAutoGroup), "klu", "naive"
+/// (dense LU with partial pivoting), "schur" (small diagonal groups eliminated, KLU on the Schur
+/// complement; core/src/solver/schur_solver.cpp) or "sparselu"; throws RunError for other
+/// names. The ordering applies to KLU only (SparseLU always uses COLAMD).
 /// `klu_scale` is KLU's row scaling (klu_common.scale: -1 none, the default; 1 sum; 2 max).
 std::unique_ptr<LinearSolver> MakeLinearSolver(const std::string& name,
                                                Ordering ordering = Ordering::kAuto,
                                                int klu_scale = -1);
+
+/// The `schur` solver (MakeLinearSolver("schur", ...)).
+std::unique_ptr<LinearSolver> MakeSchurSolver(Ordering ordering, int klu_scale);
 
 }  // namespace mbstep

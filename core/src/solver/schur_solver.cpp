@@ -1,0 +1,493 @@
+// mbstep — block elimination (Schur complement) solver, `linear solver: schur` (docs/DESIGN.md,
+// "Solver services").
+//
+// The unknowns split into small groups G_1 ... G_K that have a structurally non-zero diagonal
+// and are coupled to no other group (a node's twist or velocity unknowns: elements declare
+// their node-pair blocks, and joints couple their nodes only through multipliers), and the
+// rest R (multipliers, or any unknown that does not fit):
+//
+//   [A  B] [x]   [f]      A = diag(A_1 ... A_K), A_k = A(G_k, G_k), m_k <= kMaxBlock
+//   [C  D] [y] = [g]
+//
+//   (1) A_k = P_k L_k U_k                         dense LU, partial pivoting, per group
+//   (2) X_k = A_k^-1 B_k,  B_k = A(G_k, R_k^c)     only the columns of R that G_k couples to
+//   (3) S = D - sum_k C_k X_k,  C_k = A(R_k^r, G_k) sparse Schur complement, KLU (the dense
+//                                                  `naive` LU up to kDenseMaxUnknowns)
+//   Solve: z_k = A_k^-1 f_k;  S y = g - sum_k C_k z_k;  x_k = z_k - X_k y(R_k^c).
+//
+// The groups are the connected components of the pattern restricted to unknowns with a
+// diagonal entry; components larger than kMaxBlock stay in R. Pattern of S, the gather
+// positions of A_k, B_k, C_k in A's value array and the scatter positions into S are built once
+// (Analyze); Factor and Solve do not allocate. If a group's LU has a pivot below 1e-13 of its
+// largest (a massless node, say) the solver falls back to KLU on the whole matrix for the rest
+// of the run (block elimination without pivoting across groups would be unstable there).
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "mbstep/common.hpp"
+#include "mbstep/solver/linear_solver.hpp"
+
+namespace mbstep {
+namespace {
+
+constexpr int kMaxBlock = 24;
+// Groups of 6 (cgr velocity, Lie group velocity unknowns) or 12 (cgr) unknowns coupled to at
+// most kFixedCoupling unknowns of S on either side run through fixed-size Eigen kernels with
+// C_k and B_k padded by zeros; other shapes through the scalar loops.
+constexpr int kFixedCoupling = 6;
+
+// Position of A(i, j) in the value array of a compressed column-major pattern; -1 if absent.
+int Find(const int* colptr, const int* rowind, int i, int j) {
+    const int* b = rowind + colptr[j];
+    const int* e = rowind + colptr[j + 1];
+    const int* p = std::lower_bound(b, e, i);
+    return p != e && *p == i ? static_cast<int>(p - rowind) : -1;
+}
+
+class SchurSolver final : public LinearSolver {
+  public:
+    SchurSolver(Ordering ordering, int scale) : ordering_(ordering), scale_(scale) {}
+    std::string name() const override { return full_ ? "schur (klu fallback)" : "schur"; }
+    void set_threads(int threads) override { threads_ = std::max(1, threads); }
+
+    void Analyze(const Eigen::SparseMatrix<double>& A) override;
+    bool Factor(const Eigen::SparseMatrix<double>& A) override;
+    void Solve(Eigen::VectorXd& b) override;
+
+    double ReciprocalCondition() override {
+        if (full_) return full_->ReciprocalCondition();
+        return ns_ ? std::min(block_rcond_, s_solver_->ReciprocalCondition()) : block_rcond_;
+    }
+    long FactorNonzeros() const override {
+        if (full_) return full_->FactorNonzeros();
+        long n = ns_ ? s_solver_->FactorNonzeros() : 0;
+        for (const Block& k : blocks_) n += long(k.m) * (k.m + k.sc + k.sr);
+        return n;
+    }
+    Ordering ordering() const override {
+        return full_ ? full_->ordering() : ns_ ? s_solver_->ordering() : Ordering::kNatural;
+    }
+    int eliminated() const override { return full_ ? 0 : n_ - ns_; }
+    int largest_group() const override {
+        int m = 0;
+        for (const Block& k : blocks_) m = std::max(m, k.m);
+        return full_ ? 0 : m;
+    }
+
+  private:
+    struct Block {
+        int m{0}, nr{0}, nc{0};  // group size, rows of C_k, columns of B_k
+        int sr{0}, sc{0};        // stored rows of C_k and columns of X_k (padded: kFixedCoupling)
+        int fixed{0};            // 0: scalar loops; 6 or 12: fixed-size kernels of that m
+        int members{0};          // offset into members_ (m)
+        int rows{0}, cols{0};    // offsets into rows_ (nr), cols_ (nc): unknowns of S
+        int apos{0};             // offset into apos_ (m*m) and lu_ (m*m)
+        int bpos{0};             // offset into bpos_ (m*nc) and x_ (m*nc)
+        int cpos{0};             // offset into cpos_ (nr*m) and c_ (nr*m)
+        int spos{0};             // offset into spos_ (nr*nc)
+        int piv{0};              // offset into piv_ (m)
+    };
+
+    // Factor one group: LU of A_k, X_k, and C_k X_k written to cx (nr x nc, column-major).
+    bool FactorGroup(const Block& k, const double* a, double* cx, double* rcond);
+    template <int M>
+    bool FactorBlock(const Block& k, const double* a, double* cx, double* rcond);
+    template <int M>
+    bool FactorFixed(const Block& k, const double* a, double* cx, double* rcond);
+    template <int M>
+    void SolveBlockForward(const Block& k, double* b, double* y);
+    template <int M>
+    void SolveFixedForward(const Block& k, double* b, double* y);
+    void FallBack(const Eigen::SparseMatrix<double>& A);
+
+    Ordering ordering_;
+    int scale_;
+    int n_{0}, ns_{0};
+    std::vector<Block> blocks_;
+    std::vector<int> members_, rows_, cols_, apos_, bpos_, cpos_, spos_, piv_;
+    std::vector<int> s_members_;                // unknown of A for each unknown of S
+    std::vector<std::pair<int, int>> d_pairs_;  // (position in A, position in S) of D
+    std::vector<double> lu_, x_, c_;            // LU of A_k, X_k, C_k
+    Eigen::SparseMatrix<double> S_;
+    Eigen::VectorXd y_;
+    std::unique_ptr<LinearSolver> s_solver_, full_;
+    double block_rcond_{1.0};
+    int threads_{1};
+    std::optional<tbb::task_arena> arena_;
+    std::vector<double> cx_;           // C_k X_k of every group (threads > 1), laid out as spos_
+    std::vector<double> group_rcond_;  // per group (threads > 1)
+};
+
+void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
+    full_.reset();
+    blocks_.clear();
+    n_ = static_cast<int>(A.rows());
+    const int* colptr = A.outerIndexPtr();
+    const int* rowind = A.innerIndexPtr();
+    if (!A.isCompressed()) throw RunError("schur solver: the matrix must be compressed");
+
+    // Groups: components of the pattern over the unknowns with a diagonal entry.
+    std::vector<char> diag(n_, 0);
+    for (int j = 0; j < n_; ++j) diag[j] = Find(colptr, rowind, j, j) >= 0;
+    std::vector<int> parent(n_);
+    std::iota(parent.begin(), parent.end(), 0);
+    auto root = [&](int i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    };
+    for (int j = 0; j < n_; ++j)
+        if (diag[j])
+            for (int p = colptr[j]; p < colptr[j + 1]; ++p)
+                if (diag[rowind[p]]) parent[root(rowind[p])] = root(j);
+    std::vector<int> size(n_, 0);
+    for (int i = 0; i < n_; ++i)
+        if (diag[i]) ++size[root(i)];
+    std::vector<int> block_of(n_, -1), snum(n_, -1);
+    std::vector<std::vector<int>> groups;
+    std::vector<int> group_of_root(n_, -1);
+    s_members_.clear();
+    for (int i = 0; i < n_; ++i) {
+        const int r = diag[i] ? root(i) : -1;
+        if (r >= 0 && size[r] <= kMaxBlock) {
+            if (group_of_root[r] < 0) {
+                group_of_root[r] = static_cast<int>(groups.size());
+                groups.emplace_back();
+            }
+            block_of[i] = group_of_root[r];
+            groups[block_of[i]].push_back(i);
+        } else {
+            snum[i] = static_cast<int>(s_members_.size());
+            s_members_.push_back(i);
+        }
+    }
+    ns_ = static_cast<int>(s_members_.size());
+
+    // Couplings of each group to S: rows R (entries of C) and columns (entries of B).
+    std::vector<std::vector<int>> rset(groups.size()), cset(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int j : groups[g])
+            for (int p = colptr[j]; p < colptr[j + 1]; ++p)
+                if (snum[rowind[p]] >= 0) rset[g].push_back(snum[rowind[p]]);
+    for (int c = 0; c < n_; ++c)
+        if (snum[c] >= 0)
+            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
+                if (block_of[rowind[p]] >= 0) cset[block_of[rowind[p]]].push_back(snum[c]);
+    for (auto* sets : {&rset, &cset})
+        for (auto& s : *sets) {
+            std::sort(s.begin(), s.end());
+            s.erase(std::unique(s.begin(), s.end()), s.end());
+        }
+
+    // Pattern of S: D plus R_k x C_k for every group.
+    std::vector<Eigen::Triplet<double>> t;
+    for (int c = 0; c < n_; ++c)
+        if (snum[c] >= 0)
+            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
+                if (snum[rowind[p]] >= 0) t.emplace_back(snum[rowind[p]], snum[c], 0.0);
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int c : cset[g])
+            for (int r : rset[g]) t.emplace_back(r, c, 0.0);
+    S_.resize(ns_, ns_);
+    S_.setFromTriplets(t.begin(), t.end());
+    S_.makeCompressed();
+    const int* sp = S_.outerIndexPtr();
+    const int* si = S_.innerIndexPtr();
+    d_pairs_.clear();
+    for (int c = 0; c < n_; ++c)
+        if (snum[c] >= 0)
+            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
+                if (snum[rowind[p]] >= 0)
+                    d_pairs_.emplace_back(p, Find(sp, si, snum[rowind[p]], snum[c]));
+
+    members_.clear(), rows_.clear(), cols_.clear(), apos_.clear(), bpos_.clear();
+    cpos_.clear(), spos_.clear(), piv_.clear();
+    for (size_t g = 0; g < groups.size(); ++g) {
+        Block k;
+        k.m = static_cast<int>(groups[g].size());
+        k.nr = static_cast<int>(rset[g].size());
+        k.nc = static_cast<int>(cset[g].size());
+        k.fixed =
+            (k.m == 6 || k.m == 12) && k.nr <= kFixedCoupling && k.nc <= kFixedCoupling ? k.m : 0;
+        k.sr = k.fixed ? kFixedCoupling : k.nr;
+        k.sc = k.fixed ? kFixedCoupling : k.nc;
+        k.members = static_cast<int>(members_.size());
+        k.rows = static_cast<int>(rows_.size());
+        k.cols = static_cast<int>(cols_.size());
+        k.apos = static_cast<int>(apos_.size());
+        k.bpos = static_cast<int>(bpos_.size());
+        k.cpos = static_cast<int>(cpos_.size());
+        k.spos = static_cast<int>(spos_.size());
+        k.piv = static_cast<int>(piv_.size());
+        const std::vector<int>& g_members = groups[g];
+        members_.insert(members_.end(), g_members.begin(), g_members.end());
+        rows_.insert(rows_.end(), rset[g].begin(), rset[g].end());
+        cols_.insert(cols_.end(), cset[g].begin(), cset[g].end());
+        for (int j : g_members)  // A_k column-major
+            for (int i : g_members) apos_.push_back(Find(colptr, rowind, i, j));
+        for (int c = 0; c < k.sc; ++c)  // B_k column-major, m x sc (padding: -1)
+            for (int i : g_members)
+                bpos_.push_back(c < k.nc ? Find(colptr, rowind, i, s_members_[cset[g][c]]) : -1);
+        for (int j : g_members)  // C_k column-major, sr x m
+            for (int r = 0; r < k.sr; ++r)
+                cpos_.push_back(r < k.nr ? Find(colptr, rowind, s_members_[rset[g][r]], j) : -1);
+        for (int c : cset[g])  // S(R_k, C_k) column-major, nr x nc
+            for (int r : rset[g]) spos_.push_back(Find(sp, si, r, c));
+        piv_.resize(piv_.size() + k.m);
+        blocks_.push_back(k);
+    }
+    cx_.assign(spos_.size(), 0.0);
+    group_rcond_.assign(blocks_.size(), 1.0);
+    lu_.assign(apos_.size(), 0.0);
+    x_.assign(bpos_.size(), 0.0);
+    c_.assign(cpos_.size(), 0.0);
+    y_.setZero(ns_);
+    s_solver_.reset();
+    if (ns_ > 0) {
+        s_solver_ = MakeLinearSolver(ns_ <= kDenseMaxUnknowns ? "naive" : "klu", ordering_, scale_);
+        s_solver_->Analyze(S_);
+    }
+}
+
+void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
+    full_ = MakeLinearSolver("klu", ordering_, scale_);
+    full_->Analyze(A);
+}
+
+// (1)-(3) for one group; M = m at compile time for the common sizes, 0 otherwise.
+template <int M>
+bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, double* rcond) {
+    const int m = M > 0 ? M : k.m;
+    const int nr = k.nr, nc = k.nc;  // not padded (k.fixed == 0: sr == nr, sc == nc)
+    double* lu = lu_.data() + k.apos;
+    const int* ap = apos_.data() + k.apos;
+    for (int q = 0; q < m * m; ++q) lu[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
+    int* piv = piv_.data() + k.piv;
+    double umax = 0.0, umin = std::numeric_limits<double>::infinity();
+    for (int c = 0; c < m; ++c) {  // right-looking LU with partial pivoting (getrf unblocked)
+        double* cc = lu + c * m;
+        int p = c;
+        double best = std::abs(cc[c]);
+        for (int i = c + 1; i < m; ++i)
+            if (std::abs(cc[i]) > best) best = std::abs(cc[i]), p = i;
+        piv[c] = p;
+        if (!(best > 0.0) || !std::isfinite(best)) return false;
+        umax = std::max(umax, best);
+        umin = std::min(umin, best);
+        if (p != c)
+            for (int j = 0; j < m; ++j) std::swap(lu[j * m + c], lu[j * m + p]);
+        const double inv = 1.0 / cc[c];
+        for (int i = c + 1; i < m; ++i) cc[i] *= inv;
+        for (int j = c + 1; j < m; ++j) {
+            double* cj = lu + j * m;
+            const double f = cj[c];
+            for (int i = c + 1; i < m; ++i) cj[i] -= cc[i] * f;
+        }
+    }
+    if (!(umin > 1e-13 * umax)) return false;
+    *rcond = umin / umax;
+    // X_k = A_k^-1 B_k, column by column.
+    double* x = x_.data() + k.bpos;
+    const int* bp = bpos_.data() + k.bpos;
+    for (int q = 0; q < m * nc; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
+    for (int c = 0; c < nc; ++c) {
+        double* xc = x + c * m;
+        for (int i = 0; i < m; ++i)
+            if (piv[i] != i) std::swap(xc[i], xc[piv[i]]);
+        for (int j = 0; j < m; ++j)
+            for (int i = j + 1; i < m; ++i) xc[i] -= lu[j * m + i] * xc[j];
+        for (int j = m - 1; j >= 0; --j) {
+            xc[j] /= lu[j * m + j];
+            for (int i = 0; i < j; ++i) xc[i] -= lu[j * m + i] * xc[j];
+        }
+    }
+    // C_k X_k.
+    double* cm = c_.data() + k.cpos;
+    const int* cp = cpos_.data() + k.cpos;
+    for (int q = 0; q < nr * m; ++q) cm[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
+    for (int c = 0; c < nc; ++c) {
+        const double* xc = x + c * m;
+        for (int r = 0; r < nr; ++r) {
+            double sum = 0.0;
+            for (int j = 0; j < m; ++j) sum += cm[j * nr + r] * xc[j];
+            cxo[c * nr + r] = sum;
+        }
+    }
+    return true;
+}
+
+// (1)-(3) with fixed-size Eigen kernels: C_k, B_k padded to kFixedCoupling by zeros.
+template <int M>
+bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, double* rcond) {
+    constexpr int N = kFixedCoupling;
+    using MatA = Eigen::Matrix<double, M, M>;
+    MatA am;
+    const int* ap = apos_.data() + k.apos;
+    for (int q = 0; q < M * M; ++q) am.data()[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
+    const Eigen::PartialPivLU<MatA> lu(am);
+    const auto d = lu.matrixLU().diagonal().cwiseAbs();
+    const double umin = d.minCoeff(), umax = d.maxCoeff();
+    if (!(umin > 1e-13 * umax) || !std::isfinite(umax)) return false;
+    *rcond = umin / umax;
+    Eigen::Map<MatA>(lu_.data() + k.apos) = lu.matrixLU();
+    const auto& perm = lu.permutationP().indices();
+    for (int i = 0; i < M; ++i) piv_[k.piv + i] = perm[i];
+    Eigen::Matrix<double, M, N> b;
+    const int* bp = bpos_.data() + k.bpos;
+    for (int q = 0; q < M * N; ++q) b.data()[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
+    Eigen::Map<Eigen::Matrix<double, M, N>> x(x_.data() + k.bpos);
+    x.noalias() = lu.solve(b);
+    Eigen::Map<Eigen::Matrix<double, N, M>> c(c_.data() + k.cpos);
+    const int* cp = cpos_.data() + k.cpos;
+    for (int q = 0; q < N * M; ++q) c.data()[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
+    Eigen::Matrix<double, N, N> cx;
+    cx.noalias() = c * x;
+    for (int col = 0; col < k.nc; ++col)
+        for (int r = 0; r < k.nr; ++r) cxo[col * k.nr + r] = cx(r, col);
+    return true;
+}
+
+template <int M>
+void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
+    constexpr int N = kFixedCoupling;
+    const int* mem = members_.data() + k.members;
+    const int* perm = piv_.data() + k.piv;
+    Eigen::Matrix<double, M, 1> z;
+    for (int i = 0; i < M; ++i) z[perm[i]] = b[mem[i]];  // z = P f
+    const Eigen::Map<const Eigen::Matrix<double, M, M>> lu(lu_.data() + k.apos);
+    lu.template triangularView<Eigen::UnitLower>().solveInPlace(z);
+    lu.template triangularView<Eigen::Upper>().solveInPlace(z);
+    for (int i = 0; i < M; ++i) b[mem[i]] = z[i];
+    const Eigen::Map<const Eigen::Matrix<double, N, M>> c(c_.data() + k.cpos);
+    const Eigen::Matrix<double, N, 1> cz = c * z;
+    const int* rows = rows_.data() + k.rows;
+    for (int r = 0; r < k.nr; ++r) y[rows[r]] -= cz[r];
+}
+
+bool SchurSolver::FactorGroup(const Block& k, const double* a, double* cx, double* rcond) {
+    return k.fixed == 6    ? FactorFixed<6>(k, a, cx, rcond)
+           : k.fixed == 12 ? FactorFixed<12>(k, a, cx, rcond)
+           : k.m == 6      ? FactorBlock<6>(k, a, cx, rcond)
+           : k.m == 3      ? FactorBlock<3>(k, a, cx, rcond)
+                           : FactorBlock<0>(k, a, cx, rcond);
+}
+
+bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
+    if (full_) return full_->Factor(A);
+    const double* a = A.valuePtr();
+    double* s = S_.valuePtr();
+    std::fill(s, s + S_.nonZeros(), 0.0);
+    for (const auto& [pa, ps] : d_pairs_) s[ps] = a[pa];
+    block_rcond_ = 1.0;
+    bool ok = true;
+    if (threads_ <= 1) {
+        // S(R_k, C_k) -= C_k X_k group by group.
+        for (const Block& k : blocks_) {
+            double rcond = 1.0;
+            double* cx = cx_.data() + k.spos;
+            if (!FactorGroup(k, a, cx, &rcond)) {
+                ok = false;
+                break;
+            }
+            const int* spos = spos_.data() + k.spos;
+            for (int q = 0; q < k.nr * k.nc; ++q) s[spos[q]] -= cx[q];
+            block_rcond_ = std::min(block_rcond_, rcond);
+        }
+    } else {
+        // The groups in parallel, then the same subtractions in the same order as above.
+        std::atomic<bool> all_ok{true};
+        if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+        arena_->execute([&] {
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks_.size(), 64),
+                              [&](const tbb::blocked_range<size_t>& range) {
+                                  for (size_t g = range.begin(); g != range.end(); ++g)
+                                      if (!FactorGroup(blocks_[g], a, cx_.data() + blocks_[g].spos,
+                                                       &group_rcond_[g]))
+                                          all_ok = false;
+                              });
+        });
+        ok = all_ok;
+        if (ok) {
+            for (size_t q = 0; q < spos_.size(); ++q) s[spos_[q]] -= cx_[q];
+            for (double r : group_rcond_) block_rcond_ = std::min(block_rcond_, r);
+        }
+    }
+    if (!ok) {  // a (nearly) singular group: KLU on the whole matrix from now on
+        FallBack(A);
+        return full_->Factor(A);
+    }
+    return ns_ == 0 || s_solver_->Factor(S_);
+}
+
+// z_k = A_k^-1 f_k (in place in b), y(R_k) -= C_k z_k.
+template <int M>
+void SchurSolver::SolveBlockForward(const Block& k, double* b, double* y) {
+    const int m = M > 0 ? M : k.m;
+    double z[kMaxBlock];
+    const int* mem = members_.data() + k.members;
+    const int* piv = piv_.data() + k.piv;
+    const double* lu = lu_.data() + k.apos;
+    for (int i = 0; i < m; ++i) z[i] = b[mem[i]];
+    for (int i = 0; i < m; ++i)
+        if (piv[i] != i) std::swap(z[i], z[piv[i]]);
+    for (int j = 0; j < m; ++j)
+        for (int i = j + 1; i < m; ++i) z[i] -= lu[j * m + i] * z[j];
+    for (int j = m - 1; j >= 0; --j) {
+        z[j] /= lu[j * m + j];
+        for (int i = 0; i < j; ++i) z[i] -= lu[j * m + i] * z[j];
+    }
+    for (int i = 0; i < m; ++i) b[mem[i]] = z[i];
+    const double* cm = c_.data() + k.cpos;
+    const int* rows = rows_.data() + k.rows;
+    for (int r = 0; r < k.nr; ++r) {
+        double sum = 0.0;
+        for (int j = 0; j < m; ++j) sum += cm[j * k.nr + r] * z[j];
+        y[rows[r]] -= sum;
+    }
+}
+
+void SchurSolver::Solve(Eigen::VectorXd& bv) {
+    if (full_) return full_->Solve(bv);
+    double* b = bv.data();
+    double* y = y_.data();
+    for (int q = 0; q < ns_; ++q) y[q] = b[s_members_[q]];
+    for (const Block& k : blocks_) {
+        if (k.fixed == 6)
+            SolveFixedForward<6>(k, b, y);
+        else if (k.fixed == 12)
+            SolveFixedForward<12>(k, b, y);
+        else if (k.m == 6)
+            SolveBlockForward<6>(k, b, y);
+        else
+            SolveBlockForward<0>(k, b, y);
+    }
+    if (ns_ > 0) s_solver_->Solve(y_);
+    for (const Block& k : blocks_) {  // x_k = z_k - X_k y(C_k)
+        const int* mem = members_.data() + k.members;
+        const int* cols = cols_.data() + k.cols;
+        const double* x = x_.data() + k.bpos;
+        for (int c = 0; c < k.nc; ++c) {  // (padded columns of X_k are zero, not read)
+            const double yc = y[cols[c]];
+            if (yc == 0.0) continue;
+            for (int i = 0; i < k.m; ++i) b[mem[i]] -= x[c * k.m + i] * yc;
+        }
+    }
+    for (int q = 0; q < ns_; ++q) b[s_members_[q]] = y[q];
+}
+
+}  // namespace
+
+std::unique_ptr<LinearSolver> MakeSchurSolver(Ordering ordering, int klu_scale) {
+    return std::make_unique<SchurSolver>(ordering, klu_scale);
+}
+
+}  // namespace mbstep

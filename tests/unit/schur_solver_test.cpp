@@ -1,0 +1,186 @@
+// `linear solver: schur` (core/src/solver/schur_solver.cpp) on synthetic KKT-shaped matrices:
+// groups of unknowns with a diagonal (nodes) coupled only through multiplier unknowns without
+// one (joints), against a dense LU of the same matrix.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <random>
+
+#include "mbstep/common.hpp"
+#include "mbstep/solver/linear_solver.hpp"
+
+using namespace mbstep;
+
+namespace {
+
+struct Joint {
+    int a, b;  // groups it couples (b < 0: ground)
+    int rows;  // multipliers
+};
+
+// Groups of the given sizes (diagonally dominant dense blocks), joints with `rows` multipliers
+// each coupling their groups' unknowns both ways (random, non-symmetric), and a multiplier
+// block D with off-diagonal entries between the two first joints (none on its diagonal).
+// `band` > 0 adds a banded block of that many unknowns with a diagonal coupled to the first
+// group through a joint: a component larger than the solver's groups, kept in S.
+Eigen::SparseMatrix<double> MakeKkt(const std::vector<int>& groups,
+                                    const std::vector<Joint>& joints, unsigned seed, int band = 0) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<int> start;
+    int n = 0;
+    for (int m : groups) start.push_back(n), n += m;
+    const int band0 = n;
+    n += band;
+    std::vector<Eigen::Triplet<double>> t;
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int i = 0; i < groups[g]; ++i)
+            for (int j = 0; j < groups[g]; ++j)
+                t.emplace_back(start[g] + i, start[g] + j,
+                               (i == j ? 4.0 + groups[g] : 0.0) + u(gen));
+    for (int i = 0; i < band; ++i)
+        for (int j = std::max(0, i - 2); j <= std::min(band - 1, i + 2); ++j)
+            t.emplace_back(band0 + i, band0 + j, (i == j ? 8.0 : 0.0) + u(gen));
+    std::vector<int> jstart;
+    for (const Joint& jt : joints) {
+        jstart.push_back(n);
+        for (int r = 0; r < jt.rows; ++r, ++n)
+            for (int g : {jt.a, jt.b}) {
+                if (g < 0) continue;
+                const int m = g == int(groups.size()) ? band : groups[g];
+                const int s0 = g == int(groups.size()) ? band0 : start[g];
+                for (int i = 0; i < m; ++i) {
+                    t.emplace_back(n, s0 + i, u(gen));  // C: constraint row
+                    t.emplace_back(s0 + i, n, u(gen));  // B: reaction column
+                }
+            }
+    }
+    if (joints.size() >= 2)
+        for (int r = 0; r < std::min(joints[0].rows, joints[1].rows); ++r) {
+            t.emplace_back(jstart[0] + r, jstart[1] + r, 0.1 * u(gen));
+            t.emplace_back(jstart[1] + r, jstart[0] + r, 0.1 * u(gen));
+        }
+    Eigen::SparseMatrix<double> A(n, n);
+    A.setFromTriplets(t.begin(), t.end());
+    A.makeCompressed();
+    return A;
+}
+
+// Solves A x = b for a random b with `solver` and compares with a dense LU.
+double RelativeError(LinearSolver& solver, const Eigen::SparseMatrix<double>& A, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::VectorXd b(A.rows());
+    for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = u(gen);
+    const Eigen::VectorXd ref = Eigen::MatrixXd(A).partialPivLu().solve(b);
+    Eigen::VectorXd x = b;
+    solver.Solve(x);
+    return (x - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>();
+}
+
+std::vector<Joint> ChainJoints(int groups, int rows) {
+    std::vector<Joint> j{{0, -1, rows}};
+    for (int g = 1; g < groups; ++g) j.push_back({g - 1, g, rows});
+    return j;
+}
+
+}  // namespace
+
+TEST_CASE("schur: a chain of 6-unknown groups (fixed-size kernels) solves as a dense LU") {
+    const Eigen::SparseMatrix<double> A = MakeKkt(std::vector<int>(40, 6), ChainJoints(40, 3), 1);
+    auto s = MakeLinearSolver("schur");
+    s->Analyze(A);
+    CHECK(s->eliminated() == 240);
+    CHECK(s->largest_group() == 6);
+    REQUIRE(s->Factor(A));
+    CHECK(s->name() == "schur");
+    CHECK(RelativeError(*s, A, 2) <= 1e-12);
+    CHECK(RandomRhsBackwardError(*s, A) <= 1e-15);
+    CHECK(s->ReciprocalCondition() > 0.0);
+    // New values in the same pattern: refactoring gives the new solution.
+    Eigen::SparseMatrix<double> B = A;
+    for (Eigen::Index q = 0; q < B.nonZeros(); ++q) B.valuePtr()[q] *= 1.0 + 0.01 * (q % 7);
+    REQUIRE(s->Factor(B));
+    CHECK(RelativeError(*s, B, 3) <= 1e-12);
+}
+
+TEST_CASE("schur: mixed group sizes, hubs with more than 6 couplings, a large component in S") {
+    // Groups of 1, 3, 5, 6, 8, 12 and 12 unknowns; group 3 (6 unknowns) carries four joints
+    // (12 couplings: the scalar path), a band of 30 coupled unknowns stays in S.
+    const std::vector<int> groups{1, 3, 5, 6, 8, 12, 12};
+    std::vector<Joint> joints = ChainJoints(7, 3);
+    joints.push_back({3, 5, 2});
+    joints.push_back({3, 7, 3});  // group 7 = the band
+    joints.push_back({6, -1, 1});
+    const Eigen::SparseMatrix<double> A = MakeKkt(groups, joints, 4, 30);
+    for (const int threads : {1, 2}) {
+        INFO("threads ", threads);
+        auto s = MakeLinearSolver("schur");
+        s->set_threads(threads);
+        s->Analyze(A);
+        CHECK(s->eliminated() == 47);  // the band's 30 and the 24 multipliers are not
+        CHECK(s->largest_group() == 12);
+        REQUIRE(s->Factor(A));
+        CHECK(RelativeError(*s, A, 5) <= 1e-12);
+        CHECK(RandomRhsBackwardError(*s, A) <= 1e-15);
+    }
+    // Only groups, no multipliers: block diagonal, nothing left for S.
+    const Eigen::SparseMatrix<double> D = MakeKkt({6, 12, 3}, {}, 6);
+    auto s = MakeLinearSolver("schur");
+    s->Analyze(D);
+    CHECK(s->eliminated() == 21);
+    REQUIRE(s->Factor(D));
+    CHECK(RelativeError(*s, D, 7) <= 1e-13);
+}
+
+TEST_CASE("schur: the same bits for one and two threads") {
+    const Eigen::SparseMatrix<double> A =
+        MakeKkt(std::vector<int>(300, 6), ChainJoints(300, 3), 8);  // > one parallel range
+    Eigen::VectorXd x1 = Eigen::VectorXd::LinSpaced(A.rows(), -1.0, 1.0), x2 = x1;
+    auto s1 = MakeLinearSolver("schur"), s2 = MakeLinearSolver("schur");
+    s2->set_threads(2);
+    s1->Analyze(A);
+    s2->Analyze(A);
+    REQUIRE(s1->Factor(A));
+    REQUIRE(s2->Factor(A));
+    s1->Solve(x1);
+    s2->Solve(x2);
+    CHECK((x1.array() == x2.array()).all());
+}
+
+TEST_CASE("schur: a singular group falls back to KLU on the whole matrix; singular refused") {
+    // A massless node: its group's block is zero in the translation rows, the matrix is
+    // regular (the joint rows fix it), the block elimination is not.
+    Eigen::SparseMatrix<double> A = MakeKkt(std::vector<int>(20, 6), ChainJoints(20, 3), 9);
+    for (int j = 30; j < 36; ++j)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(A, j); it; ++it)
+            if (it.row() >= 30 && it.row() < 33) it.valueRef() = 0.0;
+    auto s = MakeLinearSolver("schur");
+    s->Analyze(A);
+    REQUIRE(s->Factor(A));
+    CHECK(s->name() == "schur (klu fallback)");
+    CHECK(s->eliminated() == 0);
+    CHECK(RelativeError(*s, A, 10) <= 1e-10);
+    // Exactly singular through S (two identical constraint rows): refused.
+    Eigen::SparseMatrix<double> B = MakeKkt(std::vector<int>(4, 6), ChainJoints(4, 3), 11);
+    Eigen::MatrixXd Bd(B);
+    Bd.row(Bd.rows() - 1) = Bd.row(Bd.rows() - 2);
+    B = Bd.sparseView();
+    B.makeCompressed();
+    auto s2 = MakeLinearSolver("schur");
+    s2->Analyze(B);
+    CHECK_FALSE(s2->Factor(B));
+}
+
+TEST_CASE("auto: schur for groups of at most 6 unknowns, klu for 12 below 50000 unknowns") {
+    const Eigen::SparseMatrix<double> A6 = MakeKkt(std::vector<int>(40, 6), ChainJoints(40, 3), 12);
+    const Eigen::SparseMatrix<double> A12 =
+        MakeKkt(std::vector<int>(40, 12), ChainJoints(40, 3), 13);
+    auto a = MakeLinearSolver("auto");
+    a->Analyze(A6);
+    CHECK(a->name() == "schur");
+    a->Analyze(A12);
+    CHECK(a->name() == "klu");
+    REQUIRE(a->Factor(A12));
+    CHECK(RelativeError(*a, A12, 14) <= 1e-12);
+}
