@@ -151,13 +151,10 @@ struct Floor {
     int unknowns{0};
 };
 
-Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
-    InitialSystem sys = MakeInitialSystem(deck, reg, h);
-    const Eigen::SparseMatrix<double>& J = sys.J;
-    auto solver = MakeLinearSolver(deck.settings.solver.linear_solver,
-                                   OrderingFromName(deck.settings.solver.linear_solver_ordering));
-    solver->Analyze(J);
-    solver->Factor(J);
+// Best of 5 trials of `reps` refactorizations + solves (and solves alone) of J with `solver`.
+Floor TimeRefactorSolve(LinearSolver& solver, const Eigen::SparseMatrix<double>& J) {
+    solver.Analyze(J);
+    solver.Factor(J);
     Eigen::VectorXd b = Eigen::VectorXd::Ones(J.rows()), x;
     Floor fl;
     fl.unknowns = static_cast<int>(J.rows());
@@ -166,14 +163,14 @@ Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
     for (int trial = 0; trial < 5; ++trial) {
         auto t0 = Clock::now();
         for (int k = 0; k < reps; ++k) {
-            solver->Factor(J);
+            solver.Factor(J);
             x = b;
-            solver->Solve(x);
+            solver.Solve(x);
         }
         auto t1 = Clock::now();
         for (int k = 0; k < reps; ++k) {
             x = b;
-            solver->Solve(x);
+            solver.Solve(x);
         }
         auto t2 = Clock::now();
         best = std::min(best, Seconds(t0, t1) / reps);
@@ -181,6 +178,24 @@ Floor MeasureFloor(Deck& deck, const Registry& reg, double h) {
     }
     fl.refactor_solve = best;
     fl.solve = best_solve;
+    return fl;
+}
+
+// The floor of issue 7: one KLU refactorization + solve of the deck's initial Newton matrix
+// (with the deck's ordering); `linear` gets the same for the deck's own linear solver (auto:
+// naive, schur or klu), one thread.
+Floor MeasureFloor(Deck& deck, const Registry& reg, double h, Floor* linear = nullptr,
+                   std::string* linear_name = nullptr) {
+    InitialSystem sys = MakeInitialSystem(deck, reg, h);
+    const Ordering ord = OrderingFromName(deck.settings.solver.linear_solver_ordering);
+    auto klu = MakeLinearSolver("klu", ord);
+    const Floor fl = TimeRefactorSolve(*klu, sys.J);
+    if (linear) {
+        auto own = MakeLinearSolver(deck.settings.solver.linear_solver, ord,
+                                    deck.settings.solver.linear_solver_scale);
+        *linear = TimeRefactorSolve(*own, sys.J);
+        if (linear_name) *linear_name = own->name();
+    }
     return fl;
 }
 
@@ -199,9 +214,12 @@ struct Options {
 
 // ---- default mode: per-step cost, floor, solver share, thread speedup ----
 void RunSteps(const Options& o, const Registry& reg) {
-    std::printf("%-14s %-12s %-12s %3s %8s %6s %5s %7s %10s %9s %8s %8s %7s %7s %10s\n", "deck",
-                "formulation", "method", "thr", "unknowns", "steps", "fail", "it/step", "us/step",
-                "floor_us", "step/flr", "it/flr", "solver%", "speedup", "err");
+    // floor_us: KLU refactorization + solve (issue 7's floor); lin_us: the same with the
+    // run's own linear solver (`linsolver`: what `auto` chose), both one thread.
+    std::printf("%-14s %-12s %-12s %3s %8s %6s %5s %7s %10s %9s %8s %8s %7s %7s %10s %9s %s\n",
+                "deck", "formulation", "method", "thr", "unknowns", "steps", "fail", "it/step",
+                "us/step", "floor_us", "step/flr", "it/flr", "solver%", "speedup", "err", "lin_us",
+                "linsolver");
     std::vector<std::string> methods = o.methods;
     if (methods.empty()) methods.push_back("");
     std::vector<std::string> forms = o.formulations;
@@ -214,7 +232,9 @@ void RunSteps(const Options& o, const Registry& reg) {
             const std::string form_name =
                 floor_deck.settings.formulation.empty() ? "cgr" : floor_deck.settings.formulation;
             const double hh = o.h > 0 ? o.h : floor_deck.settings.time_step;
-            const Floor fl = MeasureFloor(floor_deck, reg, hh);
+            Floor lin;
+            std::string lin_name;
+            const Floor fl = MeasureFloor(floor_deck, reg, hh, &lin, &lin_name);
             auto run = [&](const std::string& method, double step, int threads,
                            std::vector<FrameState>* final_states, RunSummary* summary,
                            LinearSolverTiming* timing) {
@@ -271,15 +291,14 @@ void RunSteps(const Options& o, const Registry& reg) {
                         err = std::max(err, (fin[i].x - ref[i].x).norm());
                     std::printf(
                         "%-14s %-12s %-12s %3d %8d %6d %5d %7.2f %10.2f %9.2f %8.2f %8.2f %6.1f%% "
-                        "%7.2f "
-                        "%10.3e\n",
+                        "%7.2f %10.3e %9.2f %s\n",
                         ShortName(spec).c_str(), form_name.c_str(),
                         method.empty() ? s.method.c_str() : method.c_str(), threads, fl.unknowns,
                         s.steps, s.failed_steps, its, per_step * 1e6, fl.refactor_solve * 1e6,
                         per_step / fl.refactor_solve,
                         per_step / std::max(its, 1.0) / fl.refactor_solve,
                         100.0 * (t.factor_seconds + t.solve_seconds) / stepping, first / per_step,
-                        ref.empty() ? 0.0 : err);
+                        ref.empty() ? 0.0 : err, lin.refactor_solve * 1e6, lin_name.c_str());
                     std::fflush(stdout);
                 }
             }
