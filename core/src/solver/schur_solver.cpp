@@ -200,6 +200,7 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     S_.resize(ns_, ns_);
     S_.setFromTriplets(t.begin(), t.end());
     S_.makeCompressed();
+    std::vector<Eigen::Triplet<double>>().swap(t);  // the set-up's peak memory (chain N = 10000)
     const int* sp = S_.outerIndexPtr();
     const int* si = S_.innerIndexPtr();
     d_pairs_.clear();
@@ -245,6 +246,13 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
         piv_.resize(piv_.size() + k.m);
         blocks_.push_back(k);
     }
+    // Release the set-up's temporaries and the growth slack before KLU analyses S (peak memory).
+    std::vector<std::vector<int>>().swap(groups);
+    std::vector<std::vector<int>>().swap(rset);
+    std::vector<std::vector<int>>().swap(cset);
+    for (auto* v : {&members_, &rows_, &cols_, &apos_, &bpos_, &cpos_, &spos_, &piv_})
+        v->shrink_to_fit();
+    blocks_.shrink_to_fit();
     cx_.assign(spos_.size(), 0.0);
     group_rcond_.assign(blocks_.size(), 1.0);
     lu_.assign(apos_.size(), 0.0);
