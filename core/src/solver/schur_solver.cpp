@@ -54,6 +54,18 @@ int Find(const int* colptr, const int* rowind, int i, int j) {
     return p != e && *p == i ? static_cast<int>(p - rowind) : -1;
 }
 
+// x := A^-1 x for A = P L U stored as getrf does (unit L below the diagonal, row swaps piv).
+inline void LuSolveInPlace(const double* lu, const int* piv, int m, double* x) {
+    for (int i = 0; i < m; ++i)
+        if (piv[i] != i) std::swap(x[i], x[piv[i]]);
+    for (int j = 0; j < m; ++j)
+        for (int i = j + 1; i < m; ++i) x[i] -= lu[j * m + i] * x[j];
+    for (int j = m - 1; j >= 0; --j) {
+        x[j] /= lu[j * m + j];
+        for (int i = 0; i < j; ++i) x[i] -= lu[j * m + i] * x[j];
+    }
+}
+
 class SchurSolver final : public LinearSolver {
   public:
     SchurSolver(Ordering ordering, int scale) : ordering_(ordering), scale_(scale) {}
@@ -307,17 +319,7 @@ bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, doub
     double* x = x_.data() + k.bpos;
     const int* bp = bpos_.data() + k.bpos;
     for (int q = 0; q < m * nc; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
-    for (int c = 0; c < nc; ++c) {
-        double* xc = x + c * m;
-        for (int i = 0; i < m; ++i)
-            if (piv[i] != i) std::swap(xc[i], xc[piv[i]]);
-        for (int j = 0; j < m; ++j)
-            for (int i = j + 1; i < m; ++i) xc[i] -= lu[j * m + i] * xc[j];
-        for (int j = m - 1; j >= 0; --j) {
-            xc[j] /= lu[j * m + j];
-            for (int i = 0; i < j; ++i) xc[i] -= lu[j * m + i] * xc[j];
-        }
-    }
+    for (int c = 0; c < nc; ++c) LuSolveInPlace(lu, piv, m, x + c * m);
     // C_k X_k.
     double* cm = c_.data() + k.cpos;
     const int* cp = cpos_.data() + k.cpos;
@@ -445,14 +447,7 @@ void SchurSolver::SolveBlockForward(const Block& k, double* b, double* y) {
     const int* piv = piv_.data() + k.piv;
     const double* lu = lu_.data() + k.apos;
     for (int i = 0; i < m; ++i) z[i] = b[mem[i]];
-    for (int i = 0; i < m; ++i)
-        if (piv[i] != i) std::swap(z[i], z[piv[i]]);
-    for (int j = 0; j < m; ++j)
-        for (int i = j + 1; i < m; ++i) z[i] -= lu[j * m + i] * z[j];
-    for (int j = m - 1; j >= 0; --j) {
-        z[j] /= lu[j * m + j];
-        for (int i = 0; i < j; ++i) z[i] -= lu[j * m + i] * z[j];
-    }
+    LuSolveInPlace(lu, piv, m, z);
     for (int i = 0; i < m; ++i) b[mem[i]] = z[i];
     const double* cm = c_.data() + k.cpos;
     const int* rows = rows_.data() + k.rows;
