@@ -190,7 +190,11 @@ Floor MeasureFloor(Deck& deck, const Registry& reg, double h, Floor* linear = nu
     const Ordering ord = OrderingFromName(deck.settings.solver.linear_solver_ordering);
     auto klu = MakeLinearSolver("klu", ord);
     const Floor fl = TimeRefactorSolve(*klu, sys.J);
-    if (linear) {
+    if (linear && deck.settings.solver.linear_solver == "klu" &&
+        deck.settings.solver.linear_solver_scale < 0) {
+        *linear = fl;  // the same solver: not measured twice
+        if (linear_name) *linear_name = "klu";
+    } else if (linear) {
         auto own = MakeLinearSolver(deck.settings.solver.linear_solver, ord,
                                     deck.settings.solver.linear_solver_scale);
         *linear = TimeRefactorSolve(*own, sys.J);

@@ -31,16 +31,21 @@ std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>&
     return groups;
 }
 
-int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
+int FindPatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
     const int* outer = A.outerIndexPtr();
     const int* inner = A.innerIndexPtr();
     const int* begin = inner + outer[col];
     const int* end = inner + outer[col + 1];
     const int* it = std::lower_bound(begin, end, row);
-    if (it == end || *it != row)
+    return it != end && *it == row ? static_cast<int>(it - inner) : -1;
+}
+
+int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
+    const int slot = FindPatternSlot(A, row, col);
+    if (slot < 0)
         throw RunError("internal error: entry (" + std::to_string(row) + ", " +
                        std::to_string(col) + ") is not in the sparsity pattern");
-    return static_cast<int>(it - inner);
+    return slot;
 }
 
 void PatternBuilder::AddBlock(int row, int rows, int col, int cols) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include "dense_lu.hpp"
 #include "mbstep/common.hpp"
 
 namespace mbstep {
@@ -227,55 +228,18 @@ class DenseLuSolver final : public LinearSolver {
             }
             norm1_ = std::max(norm1_, col);
         }
-        double umax = 0.0, umin = std::numeric_limits<double>::infinity();
-        for (int k = 0; k < n; ++k) {
-            double* ck = a + static_cast<size_t>(k) * n;
-            int p = k;
-            double best = std::abs(ck[k]);
-            for (int i = k + 1; i < n; ++i)
-                if (std::abs(ck[i]) > best) best = std::abs(ck[i]), p = i;
-            piv_[k] = p;
-            if (!(best > 0.0) || !std::isfinite(best)) {  // exactly singular, or NaN/Inf
-                factored_ = false;
-                rcond_ = 0.0;
-                return false;
-            }
-            umax = std::max(umax, best);
-            umin = std::min(umin, best);
-            if (p != k)
-                for (int j = 0; j < n; ++j)
-                    std::swap(a[static_cast<size_t>(j) * n + k], a[static_cast<size_t>(j) * n + p]);
-            const double inv = 1.0 / ck[k];
-            for (int i = k + 1; i < n; ++i) ck[i] *= inv;
-            for (int j = k + 1; j < n; ++j) {
-                double* cj = a + static_cast<size_t>(j) * n;
-                const double m = cj[k];
-                if (m == 0.0) continue;
-                for (int i = k + 1; i < n; ++i) cj[i] -= ck[i] * m;
-            }
+        double umax = 0.0, umin = 0.0;
+        if (!detail::LuFactorInPlace(a, n, piv_.data(), &umin, &umax)) {  // zero, NaN or Inf
+            factored_ = false;
+            rcond_ = 0.0;
+            return false;
         }
         rcond_ = n > 0 ? umin / umax : 1.0;
         factored_ = true;
         return true;
     }
     void Solve(Eigen::VectorXd& b) override {
-        const int n = n_;
-        const double* a = a_.data();
-        double* x = b.data();
-        for (int k = 0; k < n; ++k)
-            if (piv_[k] != k) std::swap(x[k], x[piv_[k]]);
-        for (int k = 0; k < n; ++k) {  // L y = P b (unit diagonal), column-oriented
-            const double xk = x[k];
-            if (xk == 0.0) continue;
-            const double* ck = a + static_cast<size_t>(k) * n;
-            for (int i = k + 1; i < n; ++i) x[i] -= ck[i] * xk;
-        }
-        for (int k = n - 1; k >= 0; --k) {  // U x = y
-            const double* ck = a + static_cast<size_t>(k) * n;
-            x[k] /= ck[k];
-            const double xk = x[k];
-            for (int i = 0; i < k; ++i) x[i] -= ck[i] * xk;
-        }
+        detail::LuSolveInPlace(a_.data(), piv_.data(), n_, b.data());
     }
     /// Smallest over largest pivot magnitude (as klu_rcond).
     double ReciprocalCondition() override { return factored_ ? rcond_ : 0.0; }
@@ -314,14 +278,10 @@ class AutoSolver final : public LinearSolver {
         const int n = static_cast<int>(A.rows());
         if (n <= kDenseMaxUnknowns) {
             impl_ = std::make_unique<DenseLuSolver>();
-        } else {
+        } else if (AutoUsesSchur(A)) {
             impl_ = MakeSchurSolver(ordering_, scale_);
             impl_->set_threads(threads_);
-            impl_->Analyze(A);
-            const bool pays =
-                2 * impl_->eliminated() >= n &&
-                (impl_->largest_group() <= kSchurAutoGroup || n >= kSchurAutoUnknowns);
-            if (pays) return;
+        } else {
             impl_ = std::make_unique<KluSolver>(ordering_, scale_);
         }
         impl_->Analyze(A);

@@ -34,6 +34,8 @@
 #include <optional>
 #include <vector>
 
+#include "dense_lu.hpp"
+#include "mbstep/assembly/assembly.hpp"
 #include "mbstep/common.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 
@@ -41,29 +43,53 @@ namespace mbstep {
 namespace {
 
 constexpr int kMaxBlock = 24;
-// Groups of 6 (cgr velocity, Lie group velocity unknowns) or 12 (cgr) unknowns coupled to at
+// Groups of 6 (cgr velocity) or 12 (cgr) unknowns coupled to at
 // most kFixedCoupling unknowns of S on either side run through fixed-size Eigen kernels with
 // C_k and B_k padded by zeros; other shapes through the scalar loops.
 constexpr int kFixedCoupling = 6;
 
-// Position of A(i, j) in the value array of a compressed column-major pattern; -1 if absent.
-int Find(const int* colptr, const int* rowind, int i, int j) {
-    const int* b = rowind + colptr[j];
-    const int* e = rowind + colptr[j + 1];
-    const int* p = std::lower_bound(b, e, i);
-    return p != e && *p == i ? static_cast<int>(p - rowind) : -1;
-}
+// The groups of A's unknowns (see the top of the file), each in increasing order, and the
+// unknowns left for S.
+struct Grouping {
+    std::vector<std::vector<int>> groups;
+    std::vector<int> rest;
+};
 
-// x := A^-1 x for A = P L U stored as getrf does (unit L below the diagonal, row swaps piv).
-inline void LuSolveInPlace(const double* lu, const int* piv, int m, double* x) {
-    for (int i = 0; i < m; ++i)
-        if (piv[i] != i) std::swap(x[i], x[piv[i]]);
-    for (int j = 0; j < m; ++j)
-        for (int i = j + 1; i < m; ++i) x[i] -= lu[j * m + i] * x[j];
-    for (int j = m - 1; j >= 0; --j) {
-        x[j] /= lu[j * m + j];
-        for (int i = 0; i < j; ++i) x[i] -= lu[j * m + i] * x[j];
+Grouping GroupUnknowns(const Eigen::SparseMatrix<double>& A) {
+    const int n = static_cast<int>(A.rows());
+    const int* colptr = A.outerIndexPtr();
+    const int* rowind = A.innerIndexPtr();
+    // Components of the pattern over the unknowns with a diagonal entry (union-find).
+    std::vector<char> diag(n, 0);
+    for (int j = 0; j < n; ++j) diag[j] = FindPatternSlot(A, j, j) >= 0;
+    std::vector<int> parent(n);
+    std::iota(parent.begin(), parent.end(), 0);
+    auto root = [&](int i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    };
+    for (int j = 0; j < n; ++j)
+        if (diag[j])
+            for (int p = colptr[j]; p < colptr[j + 1]; ++p)
+                if (diag[rowind[p]]) parent[root(rowind[p])] = root(j);
+    std::vector<int> size(n, 0);
+    for (int i = 0; i < n; ++i)
+        if (diag[i]) ++size[root(i)];
+    Grouping g;
+    std::vector<int> group_of_root(n, -1);
+    for (int i = 0; i < n; ++i) {
+        const int r = diag[i] ? root(i) : -1;
+        if (r >= 0 && size[r] <= kMaxBlock) {
+            if (group_of_root[r] < 0) {
+                group_of_root[r] = static_cast<int>(g.groups.size());
+                g.groups.emplace_back();
+            }
+            g.groups[group_of_root[r]].push_back(i);
+        } else {
+            g.rest.push_back(i);
+        }
     }
+    return g;
 }
 
 class SchurSolver final : public LinearSolver {
@@ -104,19 +130,17 @@ class SchurSolver final : public LinearSolver {
         int members{0};          // offset into members_ (m)
         int rows{0}, cols{0};    // offsets into rows_ (nr), cols_ (nc): unknowns of S
         int apos{0};             // offset into apos_ (m*m) and lu_ (m*m)
-        int bpos{0};             // offset into bpos_ (m*nc) and x_ (m*nc)
-        int cpos{0};             // offset into cpos_ (nr*m) and c_ (nr*m)
-        int spos{0};             // offset into spos_ (nr*nc)
+        int bpos{0};             // offset into bpos_ (m*sc) and x_ (m*sc)
+        int cpos{0};             // offset into cpos_ (sr*m) and c_ (sr*m)
+        int spos{0};             // offset into spos_ (nr*nc) and cx_ (nr*nc)
         int piv{0};              // offset into piv_ (m)
     };
 
     // Factor one group: LU of A_k, X_k, and C_k X_k written to cx (nr x nc, column-major).
     bool FactorGroup(const Block& k, const double* a, double* cx, double* rcond);
-    template <int M>
     bool FactorBlock(const Block& k, const double* a, double* cx, double* rcond);
     template <int M>
     bool FactorFixed(const Block& k, const double* a, double* cx, double* rcond);
-    template <int M>
     void SolveBlockForward(const Block& k, double* b, double* y);
     template <int M>
     void SolveFixedForward(const Block& k, double* b, double* y);
@@ -136,8 +160,8 @@ class SchurSolver final : public LinearSolver {
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
-    std::vector<double> cx_;           // C_k X_k of every group (threads > 1), laid out as spos_
-    std::vector<double> group_rcond_;  // per group (threads > 1)
+    std::vector<double> cx_;           // C_k X_k of every group, laid out as spos_
+    std::vector<double> group_rcond_;  // smallest/largest pivot per group (threads > 1)
 };
 
 void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
@@ -148,41 +172,14 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     const int* rowind = A.innerIndexPtr();
     if (!A.isCompressed()) throw RunError("schur solver: the matrix must be compressed");
 
-    // Groups: components of the pattern over the unknowns with a diagonal entry.
-    std::vector<char> diag(n_, 0);
-    for (int j = 0; j < n_; ++j) diag[j] = Find(colptr, rowind, j, j) >= 0;
-    std::vector<int> parent(n_);
-    std::iota(parent.begin(), parent.end(), 0);
-    auto root = [&](int i) {
-        while (parent[i] != i) i = parent[i] = parent[parent[i]];
-        return i;
-    };
-    for (int j = 0; j < n_; ++j)
-        if (diag[j])
-            for (int p = colptr[j]; p < colptr[j + 1]; ++p)
-                if (diag[rowind[p]]) parent[root(rowind[p])] = root(j);
-    std::vector<int> size(n_, 0);
-    for (int i = 0; i < n_; ++i)
-        if (diag[i]) ++size[root(i)];
-    std::vector<int> block_of(n_, -1), snum(n_, -1);
-    std::vector<std::vector<int>> groups;
-    std::vector<int> group_of_root(n_, -1);
-    s_members_.clear();
-    for (int i = 0; i < n_; ++i) {
-        const int r = diag[i] ? root(i) : -1;
-        if (r >= 0 && size[r] <= kMaxBlock) {
-            if (group_of_root[r] < 0) {
-                group_of_root[r] = static_cast<int>(groups.size());
-                groups.emplace_back();
-            }
-            block_of[i] = group_of_root[r];
-            groups[block_of[i]].push_back(i);
-        } else {
-            snum[i] = static_cast<int>(s_members_.size());
-            s_members_.push_back(i);
-        }
-    }
+    Grouping grouping = GroupUnknowns(A);
+    std::vector<std::vector<int>>& groups = grouping.groups;
+    s_members_ = std::move(grouping.rest);
     ns_ = static_cast<int>(s_members_.size());
+    std::vector<int> block_of(n_, -1), snum(n_, -1);
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int i : groups[g]) block_of[i] = static_cast<int>(g);
+    for (int q = 0; q < ns_; ++q) snum[s_members_[q]] = q;
 
     // Couplings of each group to S: rows R (entries of C) and columns (entries of B).
     std::vector<std::vector<int>> rset(groups.size()), cset(groups.size());
@@ -213,14 +210,12 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     S_.setFromTriplets(t.begin(), t.end());
     S_.makeCompressed();
     std::vector<Eigen::Triplet<double>>().swap(t);  // the set-up's peak memory (chain N = 10000)
-    const int* sp = S_.outerIndexPtr();
-    const int* si = S_.innerIndexPtr();
     d_pairs_.clear();
     for (int c = 0; c < n_; ++c)
         if (snum[c] >= 0)
             for (int p = colptr[c]; p < colptr[c + 1]; ++p)
                 if (snum[rowind[p]] >= 0)
-                    d_pairs_.emplace_back(p, Find(sp, si, snum[rowind[p]], snum[c]));
+                    d_pairs_.emplace_back(p, FindPatternSlot(S_, snum[rowind[p]], snum[c]));
 
     members_.clear(), rows_.clear(), cols_.clear(), apos_.clear(), bpos_.clear();
     cpos_.clear(), spos_.clear(), piv_.clear();
@@ -246,15 +241,15 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
         rows_.insert(rows_.end(), rset[g].begin(), rset[g].end());
         cols_.insert(cols_.end(), cset[g].begin(), cset[g].end());
         for (int j : g_members)  // A_k column-major
-            for (int i : g_members) apos_.push_back(Find(colptr, rowind, i, j));
+            for (int i : g_members) apos_.push_back(FindPatternSlot(A, i, j));
         for (int c = 0; c < k.sc; ++c)  // B_k column-major, m x sc (padding: -1)
             for (int i : g_members)
-                bpos_.push_back(c < k.nc ? Find(colptr, rowind, i, s_members_[cset[g][c]]) : -1);
+                bpos_.push_back(c < k.nc ? FindPatternSlot(A, i, s_members_[cset[g][c]]) : -1);
         for (int j : g_members)  // C_k column-major, sr x m
             for (int r = 0; r < k.sr; ++r)
-                cpos_.push_back(r < k.nr ? Find(colptr, rowind, s_members_[rset[g][r]], j) : -1);
+                cpos_.push_back(r < k.nr ? FindPatternSlot(A, s_members_[rset[g][r]], j) : -1);
         for (int c : cset[g])  // S(R_k, C_k) column-major, nr x nc
-            for (int r : rset[g]) spos_.push_back(Find(sp, si, r, c));
+            for (int r : rset[g]) spos_.push_back(FindPatternSlot(S_, r, c));
         piv_.resize(piv_.size() + k.m);
         blocks_.push_back(k);
     }
@@ -283,43 +278,22 @@ void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
     full_->Analyze(A);
 }
 
-// (1)-(3) for one group; M = m at compile time for the common sizes, 0 otherwise.
-template <int M>
+// (1)-(3) for one group with the scalar kernels (any m <= kMaxBlock, any coupling).
 bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, double* rcond) {
-    const int m = M > 0 ? M : k.m;
+    const int m = k.m;
     const int nr = k.nr, nc = k.nc;  // not padded (k.fixed == 0: sr == nr, sc == nc)
     double* lu = lu_.data() + k.apos;
     const int* ap = apos_.data() + k.apos;
     for (int q = 0; q < m * m; ++q) lu[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
     int* piv = piv_.data() + k.piv;
-    double umax = 0.0, umin = std::numeric_limits<double>::infinity();
-    for (int c = 0; c < m; ++c) {  // right-looking LU with partial pivoting (getrf unblocked)
-        double* cc = lu + c * m;
-        int p = c;
-        double best = std::abs(cc[c]);
-        for (int i = c + 1; i < m; ++i)
-            if (std::abs(cc[i]) > best) best = std::abs(cc[i]), p = i;
-        piv[c] = p;
-        if (!(best > 0.0) || !std::isfinite(best)) return false;
-        umax = std::max(umax, best);
-        umin = std::min(umin, best);
-        if (p != c)
-            for (int j = 0; j < m; ++j) std::swap(lu[j * m + c], lu[j * m + p]);
-        const double inv = 1.0 / cc[c];
-        for (int i = c + 1; i < m; ++i) cc[i] *= inv;
-        for (int j = c + 1; j < m; ++j) {
-            double* cj = lu + j * m;
-            const double f = cj[c];
-            for (int i = c + 1; i < m; ++i) cj[i] -= cc[i] * f;
-        }
-    }
-    if (!(umin > 1e-13 * umax)) return false;
+    double umin = 0.0, umax = 0.0;
+    if (!detail::LuFactorInPlace(lu, m, piv, &umin, &umax) || !(umin > 1e-13 * umax)) return false;
     *rcond = umin / umax;
     // X_k = A_k^-1 B_k, column by column.
     double* x = x_.data() + k.bpos;
     const int* bp = bpos_.data() + k.bpos;
     for (int q = 0; q < m * nc; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
-    for (int c = 0; c < nc; ++c) LuSolveInPlace(lu, piv, m, x + c * m);
+    for (int c = 0; c < nc; ++c) detail::LuSolveInPlace(lu, piv, m, x + c * m);
     // C_k X_k.
     double* cm = c_.data() + k.cpos;
     const int* cp = cpos_.data() + k.cpos;
@@ -386,9 +360,7 @@ void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
 bool SchurSolver::FactorGroup(const Block& k, const double* a, double* cx, double* rcond) {
     return k.fixed == 6    ? FactorFixed<6>(k, a, cx, rcond)
            : k.fixed == 12 ? FactorFixed<12>(k, a, cx, rcond)
-           : k.m == 6      ? FactorBlock<6>(k, a, cx, rcond)
-           : k.m == 3      ? FactorBlock<3>(k, a, cx, rcond)
-                           : FactorBlock<0>(k, a, cx, rcond);
+                           : FactorBlock(k, a, cx, rcond);
 }
 
 bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
@@ -439,15 +411,14 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
 }
 
 // z_k = A_k^-1 f_k (in place in b), y(R_k) -= C_k z_k.
-template <int M>
 void SchurSolver::SolveBlockForward(const Block& k, double* b, double* y) {
-    const int m = M > 0 ? M : k.m;
+    const int m = k.m;
     double z[kMaxBlock];
     const int* mem = members_.data() + k.members;
     const int* piv = piv_.data() + k.piv;
     const double* lu = lu_.data() + k.apos;
     for (int i = 0; i < m; ++i) z[i] = b[mem[i]];
-    LuSolveInPlace(lu, piv, m, z);
+    detail::LuSolveInPlace(lu, piv, m, z);
     for (int i = 0; i < m; ++i) b[mem[i]] = z[i];
     const double* cm = c_.data() + k.cpos;
     const int* rows = rows_.data() + k.rows;
@@ -468,10 +439,8 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
             SolveFixedForward<6>(k, b, y);
         else if (k.fixed == 12)
             SolveFixedForward<12>(k, b, y);
-        else if (k.m == 6)
-            SolveBlockForward<6>(k, b, y);
         else
-            SolveBlockForward<0>(k, b, y);
+            SolveBlockForward(k, b, y);
     }
     if (ns_ > 0) s_solver_->Solve(y_);
     for (const Block& k : blocks_) {  // x_k = z_k - X_k y(C_k)
@@ -488,6 +457,16 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
 }
 
 }  // namespace
+
+bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A) {
+    const int n = static_cast<int>(A.rows());
+    if (n <= kDenseMaxUnknowns || !A.isCompressed()) return false;
+    const Grouping g = GroupUnknowns(A);
+    size_t largest = 0;
+    for (const auto& members : g.groups) largest = std::max(largest, members.size());
+    return 2 * (n - static_cast<int>(g.rest.size())) >= n &&
+           (static_cast<int>(largest) <= kSchurAutoGroup || n >= kSchurAutoUnknowns);
+}
 
 std::unique_ptr<LinearSolver> MakeSchurSolver(Ordering ordering, int klu_scale) {
     return std::make_unique<SchurSolver>(ordering, klu_scale);

@@ -17,6 +17,8 @@ std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>&
 
 /// Index into A.valuePtr() of entry (row, col), which must be in the pattern.
 int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
+/// Index into A.valuePtr() of entry (row, col); -1 when it is not in the pattern.
+int FindPatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
 
 /// Collects dense blocks of a pattern, then compresses it (values zero).
 class PatternBuilder {

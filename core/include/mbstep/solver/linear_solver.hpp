@@ -92,6 +92,8 @@ constexpr int kDenseMaxUnknowns = 100;
 /// kSchurAutoUnknowns (measured, docs/PERFORMANCE.md, "Block elimination").
 constexpr int kSchurAutoGroup = 6;
 constexpr int kSchurAutoUnknowns = 50000;
+/// That rule for A (groups found from its pattern alone).
+bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A);
 
 /// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, above "schur" or "klu" as
 /// described at kSchurAutoGroup), "klu", "naive"
