@@ -1,4 +1,9 @@
 // mbstep — the dense LU kernels shared by `naive` (the whole matrix) and `schur` (each group).
+//
+// Every kernel takes its size either at run time (Fixed = 0, the size argument) or at compile
+// time (Fixed = M > 0, the size argument ignored): `schur`'s groups of 6 and 12 unknowns use the
+// latter, whose loops the compiler unrolls (Eigen's fixed-size PartialPivLU and triangular
+// solves go through its dynamic-size blocked code and cost ~3x more at these sizes).
 #pragma once
 
 #include <algorithm>
@@ -13,7 +18,9 @@ namespace mbstep::detail {
 /// piv[k] = the row exchanged with row k at step k. Column updates skip zero multipliers (the
 /// sparse Newton matrices have them in most columns). Returns false at an exactly zero or
 /// non-finite pivot; umin, umax: the smallest and largest pivot magnitudes.
-inline bool LuFactorInPlace(double* a, int n, int* piv, double* umin, double* umax) {
+template <int Fixed = 0>
+inline bool LuFactorInPlace(double* a, int size, int* piv, double* umin, double* umax) {
+    const int n = Fixed > 0 ? Fixed : size;
     *umax = 0.0;
     *umin = std::numeric_limits<double>::infinity();
     for (int k = 0; k < n; ++k) {
@@ -41,21 +48,36 @@ inline bool LuFactorInPlace(double* a, int n, int* piv, double* umin, double* um
     return true;
 }
 
-/// x := A^-1 x with the factors of LuFactorInPlace.
-inline void LuSolveInPlace(const double* a, const int* piv, int n, double* x) {
+/// X := A^-1 X for the column-major n x nrhs matrix x (leading dimension n), with the factors of
+/// LuFactorInPlace: the row exchanges, then L and U column by column of the factors, each
+/// applied to every right-hand side.
+template <int Fixed = 0, int FixedRhs = 0>
+inline void LuSolveInPlace(const double* a, const int* piv, int size, double* x, int rhs = 1) {
+    const int n = Fixed > 0 ? Fixed : size;
+    const int nrhs = FixedRhs > 0 ? FixedRhs : rhs;
     for (int k = 0; k < n; ++k)
-        if (piv[k] != k) std::swap(x[k], x[piv[k]]);
+        if (piv[k] != k)
+            for (int c = 0; c < nrhs; ++c)
+                std::swap(x[static_cast<size_t>(c) * n + k],
+                          x[static_cast<size_t>(c) * n + piv[k]]);
     for (int k = 0; k < n; ++k) {  // L y = P b (unit diagonal), column-oriented
-        const double xk = x[k];
-        if (xk == 0.0) continue;
         const double* ck = a + static_cast<size_t>(k) * n;
-        for (int i = k + 1; i < n; ++i) x[i] -= ck[i] * xk;
+        for (int c = 0; c < nrhs; ++c) {
+            double* xc = x + static_cast<size_t>(c) * n;
+            const double xk = xc[k];
+            if (xk == 0.0) continue;
+            for (int i = k + 1; i < n; ++i) xc[i] -= ck[i] * xk;
+        }
     }
     for (int k = n - 1; k >= 0; --k) {  // U x = y
         const double* ck = a + static_cast<size_t>(k) * n;
-        x[k] /= ck[k];
-        const double xk = x[k];
-        for (int i = 0; i < k; ++i) x[i] -= ck[i] * xk;
+        const double inv = 1.0 / ck[k];
+        for (int c = 0; c < nrhs; ++c) {
+            double* xc = x + static_cast<size_t>(c) * n;
+            xc[k] *= inv;
+            const double xk = xc[k];
+            for (int i = 0; i < k; ++i) xc[i] -= ck[i] * xk;
+        }
     }
 }
 

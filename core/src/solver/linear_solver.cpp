@@ -267,8 +267,8 @@ class DenseLuSolver final : public LinearSolver {
     std::vector<int> piv_;
 };
 
-// `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns; above, `schur` where its
-// groups are small (or the system large, kSchurAutoGroup) and `klu` otherwise, chosen at
+// `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns; above, `schur` where it
+// eliminates at least half the unknowns (AutoUsesSchur) and `klu` otherwise, chosen at
 // Analyze() from the size and pattern of the system.
 class AutoSolver final : public LinearSolver {
   public:

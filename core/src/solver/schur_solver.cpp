@@ -25,7 +25,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -43,9 +44,9 @@ namespace mbstep {
 namespace {
 
 constexpr int kMaxBlock = 24;
-// Groups of 6 (cgr velocity) or 12 (cgr) unknowns coupled to at
-// most kFixedCoupling unknowns of S on either side run through fixed-size Eigen kernels with
-// C_k and B_k padded by zeros; other shapes through the scalar loops.
+// Groups of 6 (cgr velocity) or 12 (cgr) unknowns coupled to at most kFixedCoupling unknowns of
+// S on either side run through the compile-time-size kernels of dense_lu.hpp with C_k and B_k
+// padded by zeros; other shapes through the same kernels with run-time sizes.
 constexpr int kFixedCoupling = 6;
 
 // The groups of A's unknowns (see the top of the file), each in increasing order, and the
@@ -293,7 +294,7 @@ bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, doub
     double* x = x_.data() + k.bpos;
     const int* bp = bpos_.data() + k.bpos;
     for (int q = 0; q < m * nc; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
-    for (int c = 0; c < nc; ++c) detail::LuSolveInPlace(lu, piv, m, x + c * m);
+    detail::LuSolveInPlace(lu, piv, m, x, nc);
     // C_k X_k.
     double* cm = c_.data() + k.cpos;
     const int* cp = cpos_.data() + k.cpos;
@@ -309,32 +310,29 @@ bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, doub
     return true;
 }
 
-// (1)-(3) with fixed-size Eigen kernels: C_k, B_k padded to kFixedCoupling by zeros.
+// (1)-(3) with the fixed-size kernels: C_k, B_k padded to kFixedCoupling by zeros.
 template <int M>
 bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, double* rcond) {
     constexpr int N = kFixedCoupling;
-    using MatA = Eigen::Matrix<double, M, M>;
-    MatA am;
+    double* lu = lu_.data() + k.apos;
     const int* ap = apos_.data() + k.apos;
-    for (int q = 0; q < M * M; ++q) am.data()[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
-    const Eigen::PartialPivLU<MatA> lu(am);
-    const auto d = lu.matrixLU().diagonal().cwiseAbs();
-    const double umin = d.minCoeff(), umax = d.maxCoeff();
-    if (!(umin > 1e-13 * umax) || !std::isfinite(umax)) return false;
+    for (int q = 0; q < M * M; ++q) lu[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
+    double umin = 0.0, umax = 0.0;
+    int* piv = piv_.data() + k.piv;
+    if (!detail::LuFactorInPlace<M>(lu, M, piv, &umin, &umax) || !(umin > 1e-13 * umax))
+        return false;
     *rcond = umin / umax;
-    Eigen::Map<MatA>(lu_.data() + k.apos) = lu.matrixLU();
-    const auto& perm = lu.permutationP().indices();
-    for (int i = 0; i < M; ++i) piv_[k.piv + i] = perm[i];
-    Eigen::Matrix<double, M, N> b;
+    double* x = x_.data() + k.bpos;  // X_k = A_k^-1 B_k, M x N
     const int* bp = bpos_.data() + k.bpos;
-    for (int q = 0; q < M * N; ++q) b.data()[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
-    Eigen::Map<Eigen::Matrix<double, M, N>> x(x_.data() + k.bpos);
-    x.noalias() = lu.solve(b);
-    Eigen::Map<Eigen::Matrix<double, N, M>> c(c_.data() + k.cpos);
+    for (int q = 0; q < M * N; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
+    detail::LuSolveInPlace<M, N>(lu, piv, M, x);
+    double* c = c_.data() + k.cpos;  // C_k, N x M
     const int* cp = cpos_.data() + k.cpos;
-    for (int q = 0; q < N * M; ++q) c.data()[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
-    Eigen::Matrix<double, N, N> cx;
-    cx.noalias() = c * x;
+    for (int q = 0; q < N * M; ++q) c[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
+    // C_k X_k (a coefficient-based fixed-size product: no blocking, kept in registers)
+    const Eigen::Matrix<double, N, N> cx =
+        Eigen::Map<const Eigen::Matrix<double, N, M>>(c).lazyProduct(
+            Eigen::Map<const Eigen::Matrix<double, M, N>>(x));
     for (int col = 0; col < k.nc; ++col)
         for (int r = 0; r < k.nr; ++r) cxo[col * k.nr + r] = cx(r, col);
     return true;
@@ -344,15 +342,13 @@ template <int M>
 void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
     constexpr int N = kFixedCoupling;
     const int* mem = members_.data() + k.members;
-    const int* perm = piv_.data() + k.piv;
-    Eigen::Matrix<double, M, 1> z;
-    for (int i = 0; i < M; ++i) z[perm[i]] = b[mem[i]];  // z = P f
-    const Eigen::Map<const Eigen::Matrix<double, M, M>> lu(lu_.data() + k.apos);
-    lu.template triangularView<Eigen::UnitLower>().solveInPlace(z);
-    lu.template triangularView<Eigen::Upper>().solveInPlace(z);
+    double z[M];
+    for (int i = 0; i < M; ++i) z[i] = b[mem[i]];
+    detail::LuSolveInPlace<M, 1>(lu_.data() + k.apos, piv_.data() + k.piv, M, z);
     for (int i = 0; i < M; ++i) b[mem[i]] = z[i];
-    const Eigen::Map<const Eigen::Matrix<double, N, M>> c(c_.data() + k.cpos);
-    const Eigen::Matrix<double, N, 1> cz = c * z;
+    const Eigen::Matrix<double, N, 1> cz =
+        Eigen::Map<const Eigen::Matrix<double, N, M>>(c_.data() + k.cpos)
+            .lazyProduct(Eigen::Map<const Eigen::Matrix<double, M, 1>>(z));
     const int* rows = rows_.data() + k.rows;
     for (int r = 0; r < k.nr; ++r) y[rows[r]] -= cz[r];
 }
@@ -461,11 +457,7 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
 bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A) {
     const int n = static_cast<int>(A.rows());
     if (n <= kDenseMaxUnknowns || !A.isCompressed()) return false;
-    const Grouping g = GroupUnknowns(A);
-    size_t largest = 0;
-    for (const auto& members : g.groups) largest = std::max(largest, members.size());
-    return 2 * (n - static_cast<int>(g.rest.size())) >= n &&
-           (static_cast<int>(largest) <= kSchurAutoGroup || n >= kSchurAutoUnknowns);
+    return 2 * (n - static_cast<int>(GroupUnknowns(A).rest.size())) >= n;
 }
 
 std::unique_ptr<LinearSolver> MakeSchurSolver(Ordering ordering, int klu_scale) {

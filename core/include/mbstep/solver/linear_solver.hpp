@@ -88,15 +88,13 @@ double RandomRhsBackwardError(LinearSolver& solver, const Eigen::SparseMatrix<do
 constexpr int kDenseMaxUnknowns = 100;
 
 /// `auto` uses `schur` above kDenseMaxUnknowns when at least half the unknowns are eliminated
-/// and either every group has at most kSchurAutoGroup unknowns or the system has at least
-/// kSchurAutoUnknowns (measured, docs/PERFORMANCE.md, "Block elimination").
-constexpr int kSchurAutoGroup = 6;
-constexpr int kSchurAutoUnknowns = 50000;
+/// (groups of 6 and 12 unknowns: faster than KLU from 150 unknowns on, measured,
+/// docs/PERFORMANCE.md, "Block elimination").
 /// That rule for A (groups found from its pattern alone).
 bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A);
 
 /// "auto" (default: "naive" up to kDenseMaxUnknowns unknowns, above "schur" or "klu" as
-/// described at kSchurAutoGroup), "klu", "naive"
+/// described at AutoUsesSchur), "klu", "naive"
 /// (dense LU with partial pivoting), "schur" (small diagonal groups eliminated, KLU on the Schur
 /// complement; core/src/solver/schur_solver.cpp) or "sparselu"; throws RunError for other
 /// names. The ordering applies to KLU only (SparseLU always uses COLAMD).
