@@ -402,51 +402,207 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
                           });
 }
 
+// Node i's rows of r: state and inertia terms (1)-(4) of a dynamic node (with the momenta
+// eliminated: (1), (2) at the momenta of the unknowns, rows (3), (4) hold exactly); a static
+// node's rows start at zero. After UpdateNodeState(i).
+void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
+    const NodeData& nd = nodes_[i];
+    const int o = nd.offset, ro = nd.row;
+    if (!nd.dynamic) {
+        r.segment<kStaticDofs>(ro).setZero();
+        return;
+    }
+    const FrameState& s = states_[i];
+    if (eliminate_) {
+        EliminateMomenta(i, c);
+        const double rs = RowFactor(nd, c);
+        const Vec3 beta = y_.segment<3>(o + 6);
+        r.segment<3>(ro) = -(rs * yp_.segment<3>(o + 6));                          // (1)
+        r.segment<3>(ro + 3) = -(rs * (yp_.segment<3>(o + 9) + s.v.cross(beta)));  // (2)
+        return;
+    }
+    const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
+    r.segment<3>(o) = -yp_.segment<3>(o + 6);                           // (1)
+    r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);     // (2)
+    r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(nd.S);  // (3)
+    r.segment<3>(o + 9) = gamma - nd.S.cross(s.v) - nd.J * s.w;         // (4)
+}
+
+// Element e's forces and constraint rows (5) added to r from its evaluated block.
+void CgrFormulation::ElementResidual(int e, const ElementBlock& b, double c,
+                                     Eigen::VectorXd& r) const {
+    const auto& elems = model_.elements();
+    const auto& en = elems[e]->nodes();
+    for (size_t a = 0; a < en.size(); ++a) {
+        const NodeData& na = nodes_[en[a]];
+        r.segment<6>(na.row) += RowFactor(na, c) * b.f.segment<6>(6 * a);
+    }
+    const ElementData& ed = elements_[e];
+    for (int j = 0; j < ed.m; ++j)
+        r[ed.mult_row + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+}
+
+// Node i's columns of J: zeroed (all rows), then the inertia block of a dynamic node, columns
+// (x', g', beta', gamma') + c d/d(x, g, beta, gamma). After UpdateNodeState(i).
+void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int* outer) {
+    if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
+    const NodeData& nd = nodes_[i];
+    const int o = nd.offset, ro = nd.row;
+    std::fill(values + outer[ro],
+              values + outer[ro + (nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs)], 0.0);
+    if (!nd.dynamic) return;
+    const FrameState& s = states_[i];
+    const Vec3 beta = y_.segment<3>(o + 6);
+    const Mat3& J = nd.J;
+    const Mat3 Sx = Skew(nd.S);
+    const Mat3 SxG = Sx * nd.G, JG = J * nd.G;
+    // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu.
+    Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
+    Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();              // (3) x'
+    Jmu1.rightCols<3>() = SxG + c * (Sx * nd.Omega + Skew(s.w) * SxG);  // (3) g', g
+    Jmu2.leftCols<3>() = -Sx;                                           // (4) x'
+    Jmu2.rightCols<3>() = -JG + c * (-Skew(s.v) * SxG + Skew(J * s.w) * nd.G -
+                                     J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+    if (!eliminate_) {
+        const Mat3 I = Mat3::Identity();
+        Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
+        B.block<3, 3>(0, 6) = -I;              // (1) beta'
+        B.block<3, 3>(3, 9) = -I;              // (2) gamma'
+        B.block<3, 3>(3, 0) = Skew(beta);      // (2) x'
+        B.block<3, 3>(3, 6) = -c * Skew(s.v);  // (2) beta
+        B.block<3, 3>(6, 6) = c * I;           // (3) beta
+        B.block<3, 6>(6, 0) = Jmu1;
+        B.block<3, 3>(9, 9) = c * I;  // (4) gamma
+        B.block<3, 6>(9, 0) = Jmu2;
+        AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, B.topLeftCorner<6, 6>());
+        // The rest at the pattern's entries only: what it leaves out is zero in B.
+        const double* Bd = B.data();
+        for (int k = node_entry_begin_[i]; k < node_entry_begin_[i + 1]; ++k) {
+            const NodeEntry& ne = node_entries_[k];
+            values[ne.slot] += Bd[(ne.rc % kDynamicDofs) * kDynamicDofs + ne.rc / kDynamicDofs];
+        }
+        return;
+    }
+    // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
+    // momentum columns is c I: J_uu - J_um J_mu / c with J_um = [-I, 0; -c v~, -I]
+    // (rows (1), (2)), J_uu = [0; beta~, 0]; rows times RowFactor.
+    Mat6 Bu;
+    if (scale_rows_) {
+        Bu.topRows<3>() = Jmu1;
+        Bu.bottomRows<3>() = c * (Skew(s.v) * Jmu1) + Jmu2;
+        Bu.block<3, 3>(3, 0) += c * Skew(beta);
+    } else {
+        Bu.topRows<3>() = Jmu1 / c;
+        Bu.bottomRows<3>() = Skew(s.v) * Jmu1 + Jmu2 / c;
+        Bu.block<3, 3>(3, 0) += Skew(beta);
+    }
+    AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
+}
+
+// Element e's blocks mapped to (x', g') columns, added to J from its evaluated block.
+void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, double* values) const {
+    const auto& elems = model_.elements();
+    const auto& en = elems[e]->nodes();
+    const int k = static_cast<int>(en.size());
+    const ElementData& ed = elements_[e];
+    const int* slots = ed.slots.data();
+    const int ld = static_cast<int>(b.K.rows());
+    Mat6 blk, Kb, Cb;
+    for (int a = 0; a < k; ++a) {
+        const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
+        for (int bb = 0; bb < k; ++bb) {
+            // An all-zero block (most of them: e.g. a hinge couples its nodes only through
+            // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
+            // Blocks outside the element's declared structure are not even read.
+            const std::uint32_t pair = ElementBlock::Pair(a, bb);
+            assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
+            assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
+            const bool k_zero =
+                !(b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6);
+            const bool c_zero =
+                !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
+            if (k_zero && c_zero) continue;
+            if (!HasPairBlock(ed, a, bb))
+                throw RunError("element " + std::to_string(elems[e]->label()) +
+                               " wrote a Jacobian block between its nodes " +
+                               std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
+                               " that it did not declare at set-up (ElementBlock::" +
+                               "k_blocks/c_blocks must not depend on the state)");
+            const NodeData& nb = nodes_[en[bb]];
+            Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
+            if (c_zero) {
+                blk.leftCols<3>() = -(c * Kb.leftCols<3>());
+                blk.rightCols<3>() = -(c * (Kb.rightCols<3>() * nb.G));
+            } else {
+                Cb = b.C.block<6, 6>(6 * a, 6 * bb);
+                blk.leftCols<3>() = -(Cb.leftCols<3>() + c * Kb.leftCols<3>());
+                blk.rightCols<3>() =
+                    -(Cb.rightCols<3>() * nb.G +
+                      c * (Kb.rightCols<3>() * nb.G + Cb.rightCols<3>() * nb.Omega));
+            }
+            if (rs != 1.0) blk *= rs;
+            AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
+        }
+    }
+    if (ed.m == 0) return;
+    const int* lslots = slots + k * k * 6;
+    for (int a = 0; a < k; ++a) {
+        const double rs = RowFactor(nodes_[en[a]], c);
+        for (int j = 0; j < ed.m; ++j) {
+            double* v = values + lslots[a * ed.m + j];
+            const double* l = b.L.data() + j * b.L.rows() + 6 * a;
+            for (int i = 0; i < 6; ++i) v[i] += rs * l[i];
+        }
+    }
+    // Row scales of r_phi (5) and whether phi_v has anything (position-level rows
+    // leave it zero): both per element, the latter per evaluation.
+    const int* cslots = lslots + k * ed.m;
+    const int m = ed.m, ldc = static_cast<int>(b.phi_q.rows());
+    const bool pv_zero = AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
+    double scale[ElementBlock::kMaxMultipliers];
+    for (int j = 0; j < m; ++j) scale[j] = ed.velocity_rows >> j & 1u ? 1.0 : 1.0 / c;
+    auto map_rows = [&](auto rows_tag) {
+        constexpr int R = decltype(rows_tag)::value;
+        constexpr int kMax = R == Eigen::Dynamic ? ElementBlock::kMaxMultipliers : R;
+        using MatR6 = Eigen::Matrix<double, R, 6, 0, kMax, 6>;
+        MatR6 cb(m, 6), Pq(m, 6), Pv(m, 6);
+        for (int bb = 0; bb < k; ++bb) {
+            const NodeData& nb = nodes_[en[bb]];
+            Pq = b.phi_q.block(0, 6 * bb, m, 6);
+            if (pv_zero) {
+                cb.leftCols(3) = -(c * Pq.leftCols(3));
+                cb.rightCols(3) = -(c * (Pq.rightCols(3) * nb.G));
+            } else {
+                Pv = b.phi_v.block(0, 6 * bb, m, 6);
+                cb.leftCols(3) = -(Pv.leftCols(3) + c * Pq.leftCols(3));
+                cb.rightCols(3) = -(Pv.rightCols(3) * nb.G +
+                                    c * (Pq.rightCols(3) * nb.G + Pv.rightCols(3) * nb.Omega));
+            }
+            for (int j = 0; j < m; ++j) cb.row(j) *= scale[j];
+            AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
+        }
+    };
+    if (m == 3)
+        map_rows(std::integral_constant<int, 3>{});
+    else
+        map_rows(std::integral_constant<int, Eigen::Dynamic>{});
+}
+
 void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
     // y, y' may have been written directly (prediction, tests): every node's state is brought
     // up to date in the node pass (its rotation maps only where g, g' changed).
     r.resize(nu_);
     r.tail(nu_ - node_rows_).setZero();  // every multiplier row is written below
     last_c_ = c;
-    const auto& elems = model_.elements();
     Parallel([&] {
-        // Node pass: state and inertia terms (1)-(4) of dynamic nodes (with the momenta
-        // eliminated: (1), (2) at the momenta of the unknowns, rows (3), (4) hold exactly);
-        // static nodes' rows start at zero.
         ForEachNode([&](size_t i) {
             UpdateNodeState(i);
-            const NodeData& nd = nodes_[i];
-            const int o = nd.offset, ro = nd.row;
-            if (!nd.dynamic) {
-                r.segment<kStaticDofs>(ro).setZero();
-                return;
-            }
-            const FrameState& s = states_[i];
-            if (eliminate_) {
-                EliminateMomenta(i, c);
-                const double rs = RowFactor(nd, c);
-                const Vec3 beta = y_.segment<3>(o + 6);
-                r.segment<3>(ro) = -(rs * yp_.segment<3>(o + 6));                          // (1)
-                r.segment<3>(ro + 3) = -(rs * (yp_.segment<3>(o + 9) + s.v.cross(beta)));  // (2)
-                return;
-            }
-            const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
-            r.segment<3>(o) = -yp_.segment<3>(o + 6);                           // (1)
-            r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);     // (2)
-            r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(nd.S);  // (3)
-            r.segment<3>(o + 9) = gamma - nd.S.cross(s.v) - nd.J * s.w;         // (4)
+            NodeResidual(i, c, r);
         });
         // Element forces and constraints, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {
             EvaluateElement(e, b, false);
-            const auto& en = elems[e]->nodes();
-            for (size_t a = 0; a < en.size(); ++a) {
-                const NodeData& na = nodes_[en[a]];
-                r.segment<6>(na.row) += RowFactor(na, c) * b.f.segment<6>(6 * a);
-            }
-            const ElementData& ed = elements_[e];
-            for (int j = 0; j < ed.m; ++j)
-                r[ed.mult_row + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+            ElementResidual(e, b, c, r);
         });
     });
     states_dirty_ = false;
@@ -459,155 +615,39 @@ void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
     double* values = Jm.valuePtr();
     const int* outer = Jm.outerIndexPtr();
     std::fill(values + outer[node_rows_], values + Jm.nonZeros(), 0.0);
-    const auto& elems = model_.elements();
     Parallel([&] {
-        // Inertia blocks of dynamic nodes; columns (x', g', beta', gamma') + c d/d(x, g, beta,
-        // gamma).
         ForEachNode([&](size_t i) {
             UpdateNodeState(i);
-            if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
-            const NodeData& nd = nodes_[i];
-            const int o = nd.offset, ro = nd.row;
-            std::fill(values + outer[ro],
-                      values + outer[ro + (nd.dynamic && !eliminate_ ? kDynamicDofs : kStaticDofs)],
-                      0.0);
-            if (!nd.dynamic) return;
-            const FrameState& s = states_[i];
-            const Vec3 beta = y_.segment<3>(o + 6);
-            const Mat3& J = nd.J;
-            const Mat3 Sx = Skew(nd.S);
-            const Mat3 SxG = Sx * nd.G, JG = J * nd.G;
-            // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu.
-            Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
-            Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();              // (3) x'
-            Jmu1.rightCols<3>() = SxG + c * (Sx * nd.Omega + Skew(s.w) * SxG);  // (3) g', g
-            Jmu2.leftCols<3>() = -Sx;                                           // (4) x'
-            Jmu2.rightCols<3>() = -JG + c * (-Skew(s.v) * SxG + Skew(J * s.w) * nd.G -
-                                             J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
-            if (!eliminate_) {
-                const Mat3 I = Mat3::Identity();
-                Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
-                B.block<3, 3>(0, 6) = -I;              // (1) beta'
-                B.block<3, 3>(3, 9) = -I;              // (2) gamma'
-                B.block<3, 3>(3, 0) = Skew(beta);      // (2) x'
-                B.block<3, 3>(3, 6) = -c * Skew(s.v);  // (2) beta
-                B.block<3, 3>(6, 6) = c * I;           // (3) beta
-                B.block<3, 6>(6, 0) = Jmu1;
-                B.block<3, 3>(9, 9) = c * I;  // (4) gamma
-                B.block<3, 6>(9, 0) = Jmu2;
-                AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, B.topLeftCorner<6, 6>());
-                // The rest at the pattern's entries only: what it leaves out is zero in B.
-                const double* Bd = B.data();
-                for (int k = node_entry_begin_[i]; k < node_entry_begin_[i + 1]; ++k) {
-                    const NodeEntry& ne = node_entries_[k];
-                    values[ne.slot] +=
-                        Bd[(ne.rc % kDynamicDofs) * kDynamicDofs + ne.rc / kDynamicDofs];
-                }
-                return;
-            }
-            // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
-            // momentum columns is c I: J_uu - J_um J_mu / c with J_um = [-I, 0; -c v~, -I]
-            // (rows (1), (2)), J_uu = [0; beta~, 0]; rows times RowFactor.
-            Mat6 Bu;
-            if (scale_rows_) {
-                Bu.topRows<3>() = Jmu1;
-                Bu.bottomRows<3>() = c * (Skew(s.v) * Jmu1) + Jmu2;
-                Bu.block<3, 3>(3, 0) += c * Skew(beta);
-            } else {
-                Bu.topRows<3>() = Jmu1 / c;
-                Bu.bottomRows<3>() = Skew(s.v) * Jmu1 + Jmu2 / c;
-                Bu.block<3, 3>(3, 0) += Skew(beta);
-            }
-            AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
+            NodeJacobian(i, c, values, outer);
         });
-        // Element blocks mapped to (x', g') columns, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {
             EvaluateElement(e, b, true);
-            const auto& en = elems[e]->nodes();
-            const int k = static_cast<int>(en.size());
-            const ElementData& ed = elements_[e];
-            const int* slots = ed.slots.data();
-            const int ld = static_cast<int>(b.K.rows());
-            Mat6 blk, Kb, Cb;
-            for (int a = 0; a < k; ++a) {
-                const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
-                for (int bb = 0; bb < k; ++bb) {
-                    // An all-zero block (most of them: e.g. a hinge couples its nodes only through
-                    // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
-                    // Blocks outside the element's declared structure are not even read.
-                    const std::uint32_t pair = ElementBlock::Pair(a, bb);
-                    assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
-                    assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
-                    const bool k_zero =
-                        !(b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6);
-                    const bool c_zero =
-                        !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
-                    if (k_zero && c_zero) continue;
-                    if (!HasPairBlock(ed, a, bb))
-                        throw RunError("element " + std::to_string(elems[e]->label()) +
-                                       " wrote a Jacobian block between its nodes " +
-                                       std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
-                                       " that it did not declare at set-up (ElementBlock::" +
-                                       "k_blocks/c_blocks must not depend on the state)");
-                    const NodeData& nb = nodes_[en[bb]];
-                    Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
-                    if (c_zero) {
-                        blk.leftCols<3>() = -(c * Kb.leftCols<3>());
-                        blk.rightCols<3>() = -(c * (Kb.rightCols<3>() * nb.G));
-                    } else {
-                        Cb = b.C.block<6, 6>(6 * a, 6 * bb);
-                        blk.leftCols<3>() = -(Cb.leftCols<3>() + c * Kb.leftCols<3>());
-                        blk.rightCols<3>() =
-                            -(Cb.rightCols<3>() * nb.G +
-                              c * (Kb.rightCols<3>() * nb.G + Cb.rightCols<3>() * nb.Omega));
-                    }
-                    if (rs != 1.0) blk *= rs;
-                    AddColumnRuns(values, slots + (a * k + bb) * 6, 6, 6, blk);
-                }
-            }
-            if (ed.m == 0) return;
-            const int* lslots = slots + k * k * 6;
-            for (int a = 0; a < k; ++a) {
-                const double rs = RowFactor(nodes_[en[a]], c);
-                for (int j = 0; j < ed.m; ++j) {
-                    double* v = values + lslots[a * ed.m + j];
-                    const double* l = b.L.data() + j * b.L.rows() + 6 * a;
-                    for (int i = 0; i < 6; ++i) v[i] += rs * l[i];
-                }
-            }
-            // Row scales of r_phi (5) and whether phi_v has anything (position-level rows
-            // leave it zero): both per element, the latter per evaluation.
-            const int* cslots = lslots + k * ed.m;
-            const int m = ed.m, ldc = static_cast<int>(b.phi_q.rows());
-            const bool pv_zero = AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
-            double scale[ElementBlock::kMaxMultipliers];
-            for (int j = 0; j < m; ++j) scale[j] = ed.velocity_rows >> j & 1u ? 1.0 : 1.0 / c;
-            auto map_rows = [&](auto rows_tag) {
-                constexpr int R = decltype(rows_tag)::value;
-                constexpr int kMax = R == Eigen::Dynamic ? ElementBlock::kMaxMultipliers : R;
-                using MatR6 = Eigen::Matrix<double, R, 6, 0, kMax, 6>;
-                MatR6 cb(m, 6), Pq(m, 6), Pv(m, 6);
-                for (int bb = 0; bb < k; ++bb) {
-                    const NodeData& nb = nodes_[en[bb]];
-                    Pq = b.phi_q.block(0, 6 * bb, m, 6);
-                    if (pv_zero) {
-                        cb.leftCols(3) = -(c * Pq.leftCols(3));
-                        cb.rightCols(3) = -(c * (Pq.rightCols(3) * nb.G));
-                    } else {
-                        Pv = b.phi_v.block(0, 6 * bb, m, 6);
-                        cb.leftCols(3) = -(Pv.leftCols(3) + c * Pq.leftCols(3));
-                        cb.rightCols(3) =
-                            -(Pv.rightCols(3) * nb.G +
-                              c * (Pq.rightCols(3) * nb.G + Pv.rightCols(3) * nb.Omega));
-                    }
-                    for (int j = 0; j < m; ++j) cb.row(j) *= scale[j];
-                    AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
-                }
-            };
-            if (m == 3)
-                map_rows(std::integral_constant<int, 3>{});
-            else
-                map_rows(std::integral_constant<int, Eigen::Dynamic>{});
+            ElementJacobian(e, b, c, values);
+        });
+    });
+    states_dirty_ = false;
+}
+
+void CgrFormulation::ResidualAndJacobian(double c, Eigen::VectorXd& r,
+                                         Eigen::SparseMatrix<double>& Jm) {
+    // Residual() and Jacobian() in one pass over the nodes and one over the elements, each
+    // element evaluated once: the same operations in the same order, so the same bits.
+    r.resize(nu_);
+    r.tail(nu_ - node_rows_).setZero();
+    last_c_ = c;
+    double* values = Jm.valuePtr();
+    const int* outer = Jm.outerIndexPtr();
+    std::fill(values + outer[node_rows_], values + Jm.nonZeros(), 0.0);
+    Parallel([&] {
+        ForEachNode([&](size_t i) {
+            UpdateNodeState(i);
+            NodeResidual(i, c, r);
+            NodeJacobian(i, c, values, outer);
+        });
+        ForEachElementColored([&](int e, ElementBlock& b) {
+            EvaluateElement(e, b, true);
+            ElementResidual(e, b, c, r);
+            ElementJacobian(e, b, c, values);
         });
     });
     states_dirty_ = false;

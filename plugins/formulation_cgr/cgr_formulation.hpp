@@ -83,6 +83,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void AfterPredict() override;
     void Residual(double c, Eigen::VectorXd& r) override;
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
+    void ResidualAndJacobian(double c, Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) override;
     const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
     int unknown_dof(int k) const override { return eliminate_ ? unknowns_[k] : k; }
     void Update(const Eigen::VectorXd& delta, double c) override;
@@ -179,6 +180,12 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         nd.elim_valid = false;
     }
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
+    // The passes of Residual() and Jacobian() for one node (after UpdateNodeState) and one
+    // evaluated element; ResidualAndJacobian() runs both in one pass.
+    void NodeResidual(size_t i, double c, Eigen::VectorXd& r);
+    void ElementResidual(int e, const ElementBlock& b, double c, Eigen::VectorXd& r) const;
+    void NodeJacobian(size_t i, double c, double* values, const int* outer);
+    void ElementJacobian(int e, const ElementBlock& b, double c, double* values) const;
     /// Runs f in the formulation's arena (threads_ > 1) or directly. ForEachNode and
     /// ForEachElementColored are parallel inside it; every pass writes disjoint data, so the
     /// results do not depend on the number of threads.

@@ -42,6 +42,21 @@ inline void CheckIterationMatrix(FirstOrderProblem& p, double c) {
         INFO("column ", k, " (", p.DescribeEquation(k), ")");
         CHECK((fd - Jd.col(k)).norm() <= 1e-6 * (1.0 + fd.norm()));
     }
+    // ResidualAndJacobian (Newton's first iteration of a point): the bits of Residual() then
+    // Jacobian() at the same state.
+    Eigen::VectorXd r0, r1;
+    Eigen::SparseMatrix<double> J0 = p.pattern(), J1 = p.pattern();
+    p.y() = y0;
+    p.yp() = yp0;
+    p.Residual(c, r0);
+    p.Jacobian(c, J0);
+    p.y() = y0;
+    p.yp() = yp0;
+    p.ResidualAndJacobian(c, r1, J1);
+    CHECK(r1.size() == r0.size());
+    CHECK(r1 == r0);
+    CHECK(Eigen::Map<const Eigen::VectorXd>(J1.valuePtr(), J1.nonZeros()) ==
+          Eigen::Map<const Eigen::VectorXd>(J0.valuePtr(), J0.nonZeros()));
     p.y() = y0;
     p.yp() = yp0;
 }

@@ -53,6 +53,9 @@ class PointSystem final : public NewtonSystem {
     PointSystem(FirstOrderProblem& p, double c) : p_(p), c_(c) {}
     void Residual(Eigen::VectorXd& r) override { p_.Residual(c_, r); }
     void Jacobian(Eigen::SparseMatrix<double>& J) override { p_.Jacobian(c_, J); }
+    void ResidualAndJacobian(Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) override {
+        p_.ResidualAndJacobian(c_, r, J);
+    }
     void Update(const Eigen::VectorXd& dx) override { p_.Update(dx, c_); }
     std::string DescribeEquation(int row) const override { return p_.DescribeEquation(row); }
 

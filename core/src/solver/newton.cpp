@@ -47,7 +47,14 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     double best = std::numeric_limits<double>::infinity();
     int stalled = 0;  // iterations since the residual last halved its best value
     for (int it = 0;; ++it) {
-        system.Residual(r_);
+        // The first iteration of a point refactors whenever the factorization is not reused:
+        // the Jacobian comes with the residual (one pass over the elements). Only a predictor
+        // that already meets the tolerance wastes it.
+        const bool jacobian_now = it == 0 && (!modified || !jacobian_valid_);
+        if (jacobian_now)
+            system.ResidualAndJacobian(r_, J_);
+        else
+            system.Residual(r_);
         int worst = -1;
         const double rn =
             Norm(r_,
@@ -101,7 +108,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             if (it > 0 && rn > 0.5 * previous) refactor = true;  // poor contraction
         }
         if (refactor) {
-            system.Jacobian(J_);
+            if (!jacobian_now) system.Jacobian(J_);
             if (!linear_->TimedFactor(J_)) {
                 res.message =
                     "singular iteration matrix (check constraints and boundary conditions)";

@@ -107,6 +107,12 @@ class FirstOrderProblem {
     virtual void Residual(double c, Eigen::VectorXd& r) = 0;
     /// J = dr/dy' + c dr/dy into a matrix with the fixed pattern of pattern().
     virtual void Jacobian(double c, Eigen::SparseMatrix<double>& J) = 0;
+    /// Residual() and Jacobian() at the same point: the same values (bits); a formulation may
+    /// evaluate its elements once for both (Newton's first iteration of a point, issue 7).
+    virtual void ResidualAndJacobian(double c, Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) {
+        Residual(c, r);
+        Jacobian(c, J);
+    }
     /// The fixed sparsity pattern (values zero). Its size is the number of Newton unknowns,
     /// which may be smaller than num_dofs(): a formulation may carry state dofs in y, y' (kept
     /// in the integrator's history and predicted like any differential dof) that it computes

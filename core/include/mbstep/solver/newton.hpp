@@ -23,6 +23,12 @@ class NewtonSystem {
     virtual ~NewtonSystem() = default;
     virtual void Residual(Eigen::VectorXd& r) = 0;
     virtual void Jacobian(Eigen::SparseMatrix<double>& J) = 0;
+    /// Both at the same point, the same values as Residual() then Jacobian() (a system may
+    /// share their work).
+    virtual void ResidualAndJacobian(Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) {
+        Residual(r);
+        Jacobian(J);
+    }
     virtual void Update(const Eigen::VectorXd& dx) = 0;
     /// Row scaling of the linear solve: the solver solves J dx = rhs with rhs = -r passed
     /// through this hook, so a system whose Jacobian() returns D J (D diagonal, e.g. the
