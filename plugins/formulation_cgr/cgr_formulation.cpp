@@ -20,13 +20,6 @@
 namespace mbstep::cgr {
 
 namespace {
-// Scale of constraint row j in r_phi, eq. (5): 1/c at position level, 1 at velocity level.
-double RowScale(const Element& e, int j, double c) {
-    return e.row_level(j) == ConstraintLevel::kVelocity ? 1.0 : 1.0 / c;
-}
-}  // namespace
-
-namespace {
 constexpr int kDynamicDofs = 12;
 constexpr int kStaticDofs = 6;
 
@@ -438,8 +431,7 @@ void CgrFormulation::ElementResidual(int e, const ElementBlock& b, double c,
         r.segment<6>(na.row) += RowFactor(na, c) * b.f.segment<6>(6 * a);
     }
     const ElementData& ed = elements_[e];
-    for (int j = 0; j < ed.m; ++j)
-        r[ed.mult_row + j] = -RowScale(*elems[e], j, c) * b.phi[j];  // (5)
+    for (int j = 0; j < ed.m; ++j) r[ed.mult_row + j] = -RowScale(ed, j, c) * b.phi[j];  // (5)
 }
 
 // Node i's columns of J: zeroed (all rows), then the inertia block of a dynamic node, columns
@@ -560,7 +552,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     const int m = ed.m, ldc = static_cast<int>(b.phi_q.rows());
     const bool pv_zero = AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
     double scale[ElementBlock::kMaxMultipliers];
-    for (int j = 0; j < m; ++j) scale[j] = ed.velocity_rows >> j & 1u ? 1.0 : 1.0 / c;
+    for (int j = 0; j < m; ++j) scale[j] = RowScale(ed, j, c);
     auto map_rows = [&](auto rows_tag) {
         constexpr int R = decltype(rows_tag)::value;
         constexpr int kMax = R == Eigen::Dynamic ? ElementBlock::kMaxMultipliers : R;

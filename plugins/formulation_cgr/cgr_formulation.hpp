@@ -158,6 +158,11 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     };
 
     void ReadElementStructure();
+    /// Scale of constraint row j in r_phi, eq. (5): 1/c at position level, 1 at velocity level
+    /// (the element's row levels, read once at set-up).
+    static double RowScale(const ElementData& ed, int j, double c) {
+        return ed.velocity_rows >> j & 1u ? 1.0 : 1.0 / c;
+    }
     void BuildPattern();
     /// Whether element pair block (a, b) (element-local node indices) is in the pattern: a
     /// node's own block always is; blocks between two nodes only if the element declares them.

@@ -145,6 +145,8 @@ class SchurSolver final : public LinearSolver {
     void SolveBlockForward(const Block& k, double* b, double* y);
     template <int M>
     void SolveFixedForward(const Block& k, double* b, double* y);
+    template <int M>
+    void SolveFixedBackward(const Block& k, double* b, const double* y) const;
     void FallBack(const Eigen::SparseMatrix<double>& A);
 
     Ordering ordering_;
@@ -353,6 +355,19 @@ void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
     for (int r = 0; r < k.nr; ++r) y[rows[r]] -= cz[r];
 }
 
+template <int M>
+void SchurSolver::SolveFixedBackward(const Block& k, double* b, const double* y) const {
+    constexpr int N = kFixedCoupling;
+    const int* cols = cols_.data() + k.cols;
+    Eigen::Matrix<double, N, 1> yc = Eigen::Matrix<double, N, 1>::Zero();
+    for (int c = 0; c < k.nc; ++c) yc[c] = y[cols[c]];
+    // (X_k's padded columns are zero.)
+    const Eigen::Matrix<double, M, 1> dx =
+        Eigen::Map<const Eigen::Matrix<double, M, N>>(x_.data() + k.bpos).lazyProduct(yc);
+    const int* mem = members_.data() + k.members;
+    for (int i = 0; i < M; ++i) b[mem[i]] -= dx[i];
+}
+
 bool SchurSolver::FactorGroup(const Block& k, const double* a, double* cx, double* rcond) {
     return k.fixed == 6    ? FactorFixed<6>(k, a, cx, rcond)
            : k.fixed == 12 ? FactorFixed<12>(k, a, cx, rcond)
@@ -440,6 +455,14 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
     }
     if (ns_ > 0) s_solver_->Solve(y_);
     for (const Block& k : blocks_) {  // x_k = z_k - X_k y(C_k)
+        if (k.fixed == 6) {
+            SolveFixedBackward<6>(k, b, y);
+            continue;
+        }
+        if (k.fixed == 12) {
+            SolveFixedBackward<12>(k, b, y);
+            continue;
+        }
         const int* mem = members_.data() + k.members;
         const int* cols = cols_.data() + k.cols;
         const double* x = x_.data() + k.bpos;
