@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/number_format.hpp"
 
 namespace mbstep::joints {
 
@@ -60,10 +61,13 @@ JointSide ReadGroundSide(DeckInput& in) {
 void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3& F,
                     const Vec3& M) {
     const Vec3 Fl = R_joint.transpose() * F, Ml = R_joint.transpose() * M;
-    os << label;
-    for (const Vec3* v : {&Fl, &Ml, &F, &M})
-        for (int i = 0; i < 3; ++i) os << ' ' << (*v)[i];
-    os << '\n';
+    const int p = static_cast<int>(os.precision());
+    thread_local std::string line;  // no allocation per line after the first
+    line.clear();
+    AppendNumber(line, label);
+    for (const Vec3* v : {&Fl, &Ml, &F, &M}) AppendVector3(line, *v, p);
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
 }  // namespace mbstep::joints

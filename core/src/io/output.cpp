@@ -1,15 +1,13 @@
 #include "mbstep/io/output.hpp"
 
 #include <iomanip>
-#include <sstream>
 
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep {
 
-std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision) {
-    std::ostringstream os;
-    os << std::setprecision(precision);
+void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int precision) {
     constexpr double kDeg = 180.0 / M_PI;
     Vec3 a = Vec3::Zero();
     switch (o) {
@@ -27,12 +25,38 @@ std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision)
             break;
         case OrientationOutput::kOrientationMatrix:
             for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) os << (i + j ? " " : "") << R(i, j);
-            return os.str();
+                for (int j = 0; j < 3; ++j) {
+                    if (i + j) out.push_back(' ');
+                    AppendNumber(out, R(i, j), precision);
+                }
+            return;
     }
-    os << a.x() << " " << a.y() << " " << a.z();
-    return os.str();
+    AppendNumber(out, a.x(), precision);
+    out.push_back(' ');
+    AppendNumber(out, a.y(), precision);
+    out.push_back(' ');
+    AppendNumber(out, a.z(), precision);
 }
+
+std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision) {
+    std::string s;
+    AppendOrientation(s, R, o, precision);
+    return s;
+}
+
+namespace {
+// label x y z  orientation  vx vy vz  wx wy wz
+void AppendMovLine(std::string& out, int label, const FrameState& s, OrientationOutput o,
+                   int precision) {
+    AppendNumber(out, label);
+    AppendVector3(out, s.x, precision);
+    out.push_back(' ');
+    AppendOrientation(out, s.R, o, precision);
+    AppendVector3(out, s.v, precision);
+    AppendVector3(out, s.w, precision);
+    out.push_back('\n');
+}
+}  // namespace
 
 OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings,
                            const Model& model)
@@ -72,31 +96,23 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
     out_.flush();
     if (!output) return;
     const auto& states = f.node_states();
-    mov_ << std::setprecision(p);
+    line_.clear();
     for (size_t i = 0; i < states.size(); ++i) {
         const StructuralNode& n = model_.nodes()[i];
-        if (!n.output) continue;
-        const FrameState& s = states[i];
-        mov_ << n.label << " " << s.x.x() << " " << s.x.y() << " " << s.x.z() << " "
-             << FormatOrientation(s.R, n.orientation_output, p) << " " << s.v.x() << " " << s.v.y()
-             << " " << s.v.z() << " " << s.w.x() << " " << s.w.y() << " " << s.w.z() << "\n";
+        if (n.output) AppendMovLine(line_, n.label, states[i], n.orientation_output, p);
     }
     // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
-    for (const DummyNode& n : model_.dummy_nodes()) {
-        if (!n.output) continue;
-        const FrameState s = n.Evaluate(states);
-        mov_ << n.label << " " << s.x.x() << " " << s.x.y() << " " << s.x.z() << " "
-             << FormatOrientation(s.R, n.orientation_output, p) << " " << s.v.x() << " " << s.v.y()
-             << " " << s.v.z() << " " << s.w.x() << " " << s.w.y() << " " << s.w.z() << "\n";
-    }
+    for (const DummyNode& n : model_.dummy_nodes())
+        if (n.output) AppendMovLine(line_, n.label, n.Evaluate(states), n.orientation_output, p);
+    mov_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     mov_.flush();
     if (has_jnt_) {
         const auto& elems = model_.elements();
         for (size_t e = 0; e < elems.size(); ++e) {
             if (!elems[e]->HasReactionOutput()) continue;
-            std::vector<const FrameState*> ptr;
-            for (int k : elems[e]->nodes()) ptr.push_back(&states[k]);
-            ElementContext ctx{t, ptr.data(), f.multipliers(static_cast<int>(e)),
+            node_ptrs_.clear();
+            for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
+            ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
                                model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
             jnt_ << std::setprecision(p);
             elems[e]->WriteReaction(jnt_, ctx);

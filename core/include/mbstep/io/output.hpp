@@ -36,9 +36,13 @@ class OutputWriter {
     std::ofstream mov_, out_, log_, csv_, jnt_;
     bool has_jnt_{false};
     std::vector<std::string> files_;
+    std::string line_;                          // the .mov lines of a step, written at once
+    std::vector<const FrameState*> node_ptrs_;  // an element's node states (.jnt)
 };
 
 /// Orientation columns of R as the output description says.
 std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision);
+/// The same, appended to `out`.
+void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int precision);
 
 }  // namespace mbstep
