@@ -142,9 +142,12 @@ class SchurSolver final : public LinearSolver {
     bool FactorBlock(const Block& k, const double* a, double* cx, double* rcond);
     template <int M>
     bool FactorFixed(const Block& k, const double* a, double* cx, double* rcond);
-    void SolveBlockForward(const Block& k, double* b, double* y);
+    // z_k = A_k^-1 f_k in place in b, C_k z_k (nr values) into cz.
+    void SolveBlockForward(const Block& k, double* b, double* cz);
     template <int M>
-    void SolveFixedForward(const Block& k, double* b, double* y);
+    void SolveFixedForward(const Block& k, double* b, double* cz);
+    // x_k = z_k - X_k y(C_k) in place in b.
+    void SolveBackward(const Block& k, double* b, const double* y) const;
     template <int M>
     void SolveFixedBackward(const Block& k, double* b, const double* y) const;
     void FallBack(const Eigen::SparseMatrix<double>& A);
@@ -164,6 +167,7 @@ class SchurSolver final : public LinearSolver {
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
     std::vector<double> cx_;           // C_k X_k of every group, laid out as spos_
+    std::vector<double> cz_;           // C_k z_k of every group in a solve, laid out as rows_
     std::vector<double> group_rcond_;  // smallest/largest pivot per group (threads > 1)
 };
 
@@ -264,6 +268,7 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
         v->shrink_to_fit();
     blocks_.shrink_to_fit();
     cx_.assign(spos_.size(), 0.0);
+    cz_.assign(rows_.size(), 0.0);
     group_rcond_.assign(blocks_.size(), 1.0);
     lu_.assign(apos_.size(), 0.0);
     x_.assign(bpos_.size(), 0.0);
@@ -341,7 +346,7 @@ bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, doub
 }
 
 template <int M>
-void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
+void SchurSolver::SolveFixedForward(const Block& k, double* b, double* czo) {
     constexpr int N = kFixedCoupling;
     const int* mem = members_.data() + k.members;
     double z[M];
@@ -351,8 +356,7 @@ void SchurSolver::SolveFixedForward(const Block& k, double* b, double* y) {
     const Eigen::Matrix<double, N, 1> cz =
         Eigen::Map<const Eigen::Matrix<double, N, M>>(c_.data() + k.cpos)
             .lazyProduct(Eigen::Map<const Eigen::Matrix<double, M, 1>>(z));
-    const int* rows = rows_.data() + k.rows;
-    for (int r = 0; r < k.nr; ++r) y[rows[r]] -= cz[r];
+    for (int r = 0; r < k.nr; ++r) czo[r] = cz[r];
 }
 
 template <int M>
@@ -421,8 +425,8 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
     return ns_ == 0 || s_solver_->Factor(S_);
 }
 
-// z_k = A_k^-1 f_k (in place in b), y(R_k) -= C_k z_k.
-void SchurSolver::SolveBlockForward(const Block& k, double* b, double* y) {
+// z_k = A_k^-1 f_k (in place in b), C_k z_k into cz.
+void SchurSolver::SolveBlockForward(const Block& k, double* b, double* cz) {
     const int m = k.m;
     double z[kMaxBlock];
     const int* mem = members_.data() + k.members;
@@ -432,11 +436,23 @@ void SchurSolver::SolveBlockForward(const Block& k, double* b, double* y) {
     detail::LuSolveInPlace(lu, piv, m, z);
     for (int i = 0; i < m; ++i) b[mem[i]] = z[i];
     const double* cm = c_.data() + k.cpos;
-    const int* rows = rows_.data() + k.rows;
     for (int r = 0; r < k.nr; ++r) {
         double sum = 0.0;
         for (int j = 0; j < m; ++j) sum += cm[j * k.nr + r] * z[j];
-        y[rows[r]] -= sum;
+        cz[r] = sum;
+    }
+}
+
+void SchurSolver::SolveBackward(const Block& k, double* b, const double* y) const {
+    if (k.fixed == 6) return SolveFixedBackward<6>(k, b, y);
+    if (k.fixed == 12) return SolveFixedBackward<12>(k, b, y);
+    const int* mem = members_.data() + k.members;
+    const int* cols = cols_.data() + k.cols;
+    const double* x = x_.data() + k.bpos;
+    for (int c = 0; c < k.nc; ++c) {  // (padded columns of X_k are zero, not read)
+        const double yc = y[cols[c]];
+        if (yc == 0.0) continue;
+        for (int i = 0; i < k.m; ++i) b[mem[i]] -= x[c * k.m + i] * yc;
     }
 }
 
@@ -444,33 +460,43 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
     if (full_) return full_->Solve(bv);
     double* b = bv.data();
     double* y = y_.data();
-    for (int q = 0; q < ns_; ++q) y[q] = b[s_members_[q]];
-    for (const Block& k : blocks_) {
+    // z_k = A_k^-1 f_k in place and C_k z_k per group (in parallel with threads), then
+    // g - sum C_k z_k in group order (the same bits for any thread count); S y = ...; then
+    // x_k = z_k - X_k y(C_k) per group.
+    auto forward = [&](const Block& k) {
+        double* cz = cz_.data() + k.rows;
         if (k.fixed == 6)
-            SolveFixedForward<6>(k, b, y);
+            SolveFixedForward<6>(k, b, cz);
         else if (k.fixed == 12)
-            SolveFixedForward<12>(k, b, y);
+            SolveFixedForward<12>(k, b, cz);
         else
-            SolveBlockForward(k, b, y);
+            SolveBlockForward(k, b, cz);
+    };
+    if (threads_ <= 1) {
+        for (const Block& k : blocks_) forward(k);
+    } else {
+        if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+        arena_->execute([&] {
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks_.size(), 64),
+                              [&](const tbb::blocked_range<size_t>& range) {
+                                  for (size_t g = range.begin(); g != range.end(); ++g)
+                                      forward(blocks_[g]);
+                              });
+        });
     }
+    for (int q = 0; q < ns_; ++q) y[q] = b[s_members_[q]];
+    for (size_t q = 0; q < rows_.size(); ++q) y[rows_[q]] -= cz_[q];
     if (ns_ > 0) s_solver_->Solve(y_);
-    for (const Block& k : blocks_) {  // x_k = z_k - X_k y(C_k)
-        if (k.fixed == 6) {
-            SolveFixedBackward<6>(k, b, y);
-            continue;
-        }
-        if (k.fixed == 12) {
-            SolveFixedBackward<12>(k, b, y);
-            continue;
-        }
-        const int* mem = members_.data() + k.members;
-        const int* cols = cols_.data() + k.cols;
-        const double* x = x_.data() + k.bpos;
-        for (int c = 0; c < k.nc; ++c) {  // (padded columns of X_k are zero, not read)
-            const double yc = y[cols[c]];
-            if (yc == 0.0) continue;
-            for (int i = 0; i < k.m; ++i) b[mem[i]] -= x[c * k.m + i] * yc;
-        }
+    if (threads_ <= 1) {
+        for (const Block& k : blocks_) SolveBackward(k, b, y);
+    } else {
+        arena_->execute([&] {
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks_.size(), 64),
+                              [&](const tbb::blocked_range<size_t>& range) {
+                                  for (size_t g = range.begin(); g != range.end(); ++g)
+                                      SolveBackward(blocks_[g], b, y);
+                              });
+        });
     }
     for (int q = 0; q < ns_; ++q) b[s_members_[q]] = y[q];
 }
