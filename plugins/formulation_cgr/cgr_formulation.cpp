@@ -580,69 +580,47 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
         map_rows(std::integral_constant<int, Eigen::Dynamic>{});
 }
 
-void CgrFormulation::Residual(double c, Eigen::VectorXd& r) {
+void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<double>* Jm) {
     // y, y' may have been written directly (prediction, tests): every node's state is brought
     // up to date in the node pass (its rotation maps only where g, g' changed).
-    r.resize(nu_);
-    r.tail(nu_ - node_rows_).setZero();  // every multiplier row is written below
-    last_c_ = c;
+    // r: every multiplier row is written by its element. J: values are written column by
+    // column: each node pass zeroes its node's columns (all rows) and writes its inertia block;
+    // the multiplier columns are zeroed here. Then the element colours add in a fixed order, so
+    // every value is the same sum for any number of threads. With both (Newton's first
+    // iteration), each element is evaluated once: the same operations in the same order as the
+    // two separate calls, so the same bits.
+    if (r) {
+        r->resize(nu_);
+        r->tail(nu_ - node_rows_).setZero();
+        last_c_ = c;
+    }
+    double* values = Jm ? Jm->valuePtr() : nullptr;
+    const int* outer = Jm ? Jm->outerIndexPtr() : nullptr;
+    if (Jm) std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
     Parallel([&] {
         ForEachNode([&](size_t i) {
             UpdateNodeState(i);
-            NodeResidual(i, c, r);
+            if (r) NodeResidual(i, c, *r);
+            if (Jm) NodeJacobian(i, c, values, outer);
         });
-        // Element forces and constraints, colour by colour.
         ForEachElementColored([&](int e, ElementBlock& b) {
-            EvaluateElement(e, b, false);
-            ElementResidual(e, b, c, r);
+            EvaluateElement(e, b, Jm != nullptr);
+            if (r) ElementResidual(e, b, c, *r);
+            if (Jm) ElementJacobian(e, b, c, values);
         });
     });
     states_dirty_ = false;
 }
 
-void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& Jm) {
-    // Values are written column by column: each node pass zeroes its node's columns (all rows)
-    // and writes its inertia block; the multiplier columns are zeroed here. Then the element
-    // colours add in a fixed order, so every value is the same sum for any number of threads.
-    double* values = Jm.valuePtr();
-    const int* outer = Jm.outerIndexPtr();
-    std::fill(values + outer[node_rows_], values + Jm.nonZeros(), 0.0);
-    Parallel([&] {
-        ForEachNode([&](size_t i) {
-            UpdateNodeState(i);
-            NodeJacobian(i, c, values, outer);
-        });
-        ForEachElementColored([&](int e, ElementBlock& b) {
-            EvaluateElement(e, b, true);
-            ElementJacobian(e, b, c, values);
-        });
-    });
-    states_dirty_ = false;
+void CgrFormulation::Residual(double c, Eigen::VectorXd& r) { Assemble(c, &r, nullptr); }
+
+void CgrFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) {
+    Assemble(c, nullptr, &J);
 }
 
 void CgrFormulation::ResidualAndJacobian(double c, Eigen::VectorXd& r,
-                                         Eigen::SparseMatrix<double>& Jm) {
-    // Residual() and Jacobian() in one pass over the nodes and one over the elements, each
-    // element evaluated once: the same operations in the same order, so the same bits.
-    r.resize(nu_);
-    r.tail(nu_ - node_rows_).setZero();
-    last_c_ = c;
-    double* values = Jm.valuePtr();
-    const int* outer = Jm.outerIndexPtr();
-    std::fill(values + outer[node_rows_], values + Jm.nonZeros(), 0.0);
-    Parallel([&] {
-        ForEachNode([&](size_t i) {
-            UpdateNodeState(i);
-            NodeResidual(i, c, r);
-            NodeJacobian(i, c, values, outer);
-        });
-        ForEachElementColored([&](int e, ElementBlock& b) {
-            EvaluateElement(e, b, true);
-            ElementResidual(e, b, c, r);
-            ElementJacobian(e, b, c, values);
-        });
-    });
-    states_dirty_ = false;
+                                         Eigen::SparseMatrix<double>& J) {
+    Assemble(c, &r, &J);
 }
 
 void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {

@@ -187,6 +187,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
     // The passes of Residual() and Jacobian() for one node (after UpdateNodeState) and one
     // evaluated element; ResidualAndJacobian() runs both in one pass.
+    /// Residual (r), Jacobian (J) or both in one node pass and one element pass.
+    void Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<double>* J);
     void NodeResidual(size_t i, double c, Eigen::VectorXd& r);
     void ElementResidual(int e, const ElementBlock& b, double c, Eigen::VectorXd& r) const;
     void NodeJacobian(size_t i, double c, double* values, const int* outer);
