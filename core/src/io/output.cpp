@@ -108,13 +108,13 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
     mov_.flush();
     if (has_jnt_) {
         const auto& elems = model_.elements();
+        jnt_ << std::setprecision(p);
         for (size_t e = 0; e < elems.size(); ++e) {
             if (!elems[e]->HasReactionOutput()) continue;
             node_ptrs_.clear();
             for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
             ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
                                model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
-            jnt_ << std::setprecision(p);
             elems[e]->WriteReaction(jnt_, ctx);
         }
         jnt_.flush();

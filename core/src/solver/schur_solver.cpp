@@ -127,7 +127,7 @@ class SchurSolver final : public LinearSolver {
     struct Block {
         int m{0}, nr{0}, nc{0};  // group size, rows of C_k, columns of B_k
         int sr{0}, sc{0};        // stored rows of C_k and columns of X_k (padded: kFixedCoupling)
-        int fixed{0};            // 0: scalar loops; 6 or 12: fixed-size kernels of that m
+        int fixed{0};            // 0: run-time-size kernels; 6 or 12: compile-time size m
         int members{0};          // offset into members_ (m)
         int rows{0}, cols{0};    // offsets into rows_ (nr), cols_ (nc): unknowns of S
         int apos{0};             // offset into apos_ (m*m) and lu_ (m*m)
@@ -286,7 +286,7 @@ void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
     full_->Analyze(A);
 }
 
-// (1)-(3) for one group with the scalar kernels (any m <= kMaxBlock, any coupling).
+// (1)-(3) for one group with the run-time-size kernels (any m <= kMaxBlock, any coupling).
 bool SchurSolver::FactorBlock(const Block& k, const double* a, double* cxo, double* rcond) {
     const int m = k.m;
     const int nr = k.nr, nc = k.nc;  // not padded (k.fixed == 0: sr == nr, sc == nc)
