@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <Eigen/SparseLU>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -13,7 +14,6 @@ namespace mbstep::euler_angles {
 namespace {
 constexpr int kNodeCoords = 6;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Trip = Eigen::Triplet<double>;
 
 // Per-node kinematics at (theta, theta'): the maps (2), the partials of Gb, W, c = Gb' theta'.
 struct Kin {
@@ -54,17 +54,10 @@ Mat3 DcDtheta(const Vec3& th, const Vec3& thd) {
 }
 
 template <class Block>
-void AddDense(std::vector<Trip>& t, int r0, int c0, const Block& b) {
-    for (int j = 0; j < b.cols(); ++j)
-        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
+void AddDense(FixedPatternMatrix& t, int r0, int c0, const Block& b) {
+    t.AddBlock(r0, c0, b);
 }
 
-Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<Trip>& t) {
-    Eigen::SparseMatrix<double> m(rows, cols);
-    m.setFromTriplets(t.begin(), t.end());
-    m.makeCompressed();
-    return m;
-}
 }  // namespace
 
 EulerAnglesFormulation::EulerAnglesFormulation(const Model& model)
@@ -150,7 +143,9 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
 void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                       const Eigen::VectorXd& lambda, Jacobians& Jac) {
     ComputeStates(v);
-    std::vector<Trip> tm, tkq, tc, tk, tl, tb;
+    pieces_.Begin(nv_, nc_);
+    FixedPatternMatrix &tm = pieces_.M, &tkq = pieces_.Kq, &tc = pieces_.C, &tk = pieces_.K,
+                       &tl = pieces_.L, &tb = pieces_.B;
     for (int i = 0; i < nn_; ++i) {
         const NodeInertia& in = inertia_[i];
         const int o = kNodeCoords * i;
@@ -199,7 +194,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         b.Reset(nk, ed.m, true);
         el.Evaluate(ctx, b);
         // P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W); Wv = diag(0, dw/dtheta).
-        std::vector<Mat6> P(nk), Wv(nk);
+        std::array<Mat6, ElementBlock::kMaxNodes> P, Wv;
         std::vector<Kin> kin;
         kin.reserve(nk);
         for (int c = 0; c < nk; ++c) {
@@ -216,6 +211,8 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
             const int orow = kNodeCoords * en[r];
             const Mat6& Pr = P[r];
             for (int c = 0; c < nk; ++c) {
+                // Blocks between two nodes only where the element declares them.
+                if (r != c && !((b.k_blocks | b.c_blocks) & ElementBlock::Pair(r, c))) continue;
                 const int ocol = kNodeCoords * en[c];
                 const Mat6 Kel = b.K.block<6, 6>(6 * r, 6 * c);
                 const Mat6 Cel = b.C.block<6, 6>(6 * r, 6 * c);
@@ -241,12 +238,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
             AddDense(tb, ed.mult_offset, kNodeCoords * en[c], Bb);
         }
     }
-    Jac.M = FromTriplets(nv_, nv_, tm);
-    Jac.Kq_inertia = FromTriplets(nv_, nv_, tkq);
-    Jac.C = FromTriplets(nv_, nv_, tc);
-    Jac.K = FromTriplets(nv_, nv_, tk);
-    Jac.L = FromTriplets(nv_, nc_, tl);
-    Jac.B = FromTriplets(nc_, nv_, tb);
+    pieces_.Finish(Jac);
 }
 
 void EulerAnglesFormulation::CheckSingularity() const {

@@ -2,6 +2,7 @@
 #include "euler_parameters_formulation.hpp"
 
 #include <Eigen/SparseLU>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -27,7 +28,6 @@ namespace {
 constexpr int kNodeCoords = 7;
 using Mat7 = Eigen::Matrix<double, 7, 7>;
 using Mat67 = Eigen::Matrix<double, 6, 7>;
-using Trip = Eigen::Triplet<double>;
 
 // The 4 x 4 matrices of the maps e -> E(e)^T m and e -> L(e)^T y (linear in e).
 Mat4 ETransposeTimes(const Vec3& m) {
@@ -55,9 +55,9 @@ Mat4 GTransposeTimesDerivative(const Vec4& e, const Vec3& m) {
            (4.0 / (n2 * n2)) * (EMatrix(e).transpose() * m) * e.transpose();
 }
 
-void AddDense(std::vector<Trip>& t, int r0, int c0, const Eigen::MatrixXd& b) {
-    for (int j = 0; j < b.cols(); ++j)
-        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
+template <class Block>
+void AddDense(FixedPatternMatrix& t, int r0, int c0, const Block& b) {
+    t.AddBlock(r0, c0, b);
 }
 
 // Coupling of a centre of mass off the node, (6)-(7) of the header: with S = R(e) s, w = G e',
@@ -75,12 +75,6 @@ struct Coupling {
     }
 };
 
-Eigen::SparseMatrix<double> FromTriplets(int rows, int cols, const std::vector<Trip>& t) {
-    Eigen::SparseMatrix<double> m(rows, cols);
-    m.setFromTriplets(t.begin(), t.end());
-    m.makeCompressed();
-    return m;
-}
 }  // namespace
 
 EulerParametersFormulation::EulerParametersFormulation(const Model& model)
@@ -173,7 +167,9 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
 void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                           const Eigen::VectorXd& lambda, Jacobians& Jac) {
     ComputeStates(v);
-    std::vector<Trip> tm, tkq, tc, tk, tl, tb;
+    pieces_.Begin(nv_, nc_);
+    FixedPatternMatrix &tm = pieces_.M, &tkq = pieces_.Kq, &tc = pieces_.C, &tk = pieces_.K,
+                       &tl = pieces_.L, &tb = pieces_.B;
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const NodeData& nd = nodes_[i];
         const int o = nd.offset;
@@ -237,7 +233,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         b.Reset(k, ed.m, true);
         el.Evaluate(ctx, b);
         // P = diag(I, G) maps (dx, de) to (dx, dtheta); Wv = d(v_tw)/dq = diag(0, dw/de).
-        std::vector<Mat67> P(k), Wv(k);
+        std::array<Mat67, ElementBlock::kMaxNodes> P, Wv;
         for (int c = 0; c < k; ++c) {
             const int o = nodes_[en[c]].offset;
             const Vec4 eq = q_.segment<4>(o + 3);
@@ -251,6 +247,8 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
             const int orow = nodes_[en[r]].offset;
             const Mat67& Pr = P[r];
             for (int c = 0; c < k; ++c) {
+                // Blocks between two nodes only where the element declares them.
+                if (r != c && !((b.k_blocks | b.c_blocks) & ElementBlock::Pair(r, c))) continue;
                 const int ocol = nodes_[en[c]].offset;
                 const auto Kel = b.K.block<6, 6>(6 * r, 6 * c);
                 const auto Cel = b.C.block<6, 6>(6 * r, 6 * c);
@@ -270,12 +268,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         for (int c = 0; c < k && ed.m > 0; ++c)
             AddDense(tb, ed.mult_offset, nodes_[en[c]].offset, b.phi_q.middleCols<6>(6 * c) * P[c]);
     }
-    Jac.M = FromTriplets(nv_, nv_, tm);
-    Jac.Kq_inertia = FromTriplets(nv_, nv_, tkq);
-    Jac.C = FromTriplets(nv_, nv_, tc);
-    Jac.K = FromTriplets(nv_, nv_, tk);
-    Jac.L = FromTriplets(nv_, nc_, tl);
-    Jac.B = FromTriplets(nc_, nv_, tb);
+    pieces_.Finish(Jac);
 }
 
 void EulerParametersFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,

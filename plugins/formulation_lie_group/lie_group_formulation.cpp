@@ -13,11 +13,6 @@ namespace mbstep::lie_group {
 namespace {
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
-template <class Block>
-void PushBlock(std::vector<Eigen::Triplet<double>>& t, int r0, int c0, const Block& b) {
-    for (int j = 0; j < b.cols(); ++j)
-        for (int i = 0; i < b.rows(); ++i) t.emplace_back(r0 + i, c0 + j, b(i, j));
-}
 }  // namespace
 
 LieGroupFormulation::LieGroupFormulation(const Model& model)
@@ -70,14 +65,12 @@ void LieGroupFormulation::Retract(const Eigen::VectorXd& q0, const Eigen::Vector
 // eq. (5); full 3x3 blocks are always stored (fixed pattern).
 void LieGroupFormulation::TangentOperator(const Eigen::VectorXd& dq,
                                           Eigen::SparseMatrix<double>& T) const {
-    std::vector<Eigen::Triplet<double>> t;
-    t.reserve(12 * nn_);
+    fT_.Begin(nv_, nv_);
     for (int i = 0; i < nn_; ++i) {
-        PushBlock(t, 6 * i, 6 * i, Mat3::Identity());
-        PushBlock(t, 6 * i + 3, 6 * i + 3, so3::Texp(dq.segment<3>(6 * i + 3)));
+        fT_.AddBlock(6 * i, 6 * i, Mat3::Identity());
+        fT_.AddBlock(6 * i + 3, 6 * i + 3, so3::Texp(dq.segment<3>(6 * i + 3)));
     }
-    T.resize(nv_, nv_);
-    T.setFromTriplets(t.begin(), t.end());
+    fT_.Finish(T);
 }
 
 void LieGroupFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) const {
@@ -125,7 +118,7 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
                                    const Eigen::VectorXd& lambda, Jacobians& J) {
     UpdateStates(v);
     lambda_ = lambda;
-    for (auto* t : {&tM_, &tKq_, &tC_, &tK_, &tL_, &tB_}) t->clear();
+    pieces_.Begin(nv_, nc_);
     // Inertia blocks (header: derivatives of (1), (2)).
     for (int i = 0; i < nn_; ++i) {
         const NodeInertia& in = inertia_[i];
@@ -143,10 +136,10 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
         C.block<3, 3>(3, 3) = Wx * in.J - Skew(in.J * W);
         K.setZero();
         K.block<3, 3>(0, 3) = -R * Skew(W.cross(W.cross(in.s)));
-        PushBlock(tM_, 6 * i, 6 * i, M);
-        PushBlock(tKq_, 6 * i, 6 * i, Kq);
-        PushBlock(tC_, 6 * i, 6 * i, C);
-        PushBlock(tK_, 6 * i, 6 * i, K);
+        pieces_.M.AddBlock(6 * i, 6 * i, M);
+        pieces_.Kq.AddBlock(6 * i, 6 * i, Kq);
+        pieces_.C.AddBlock(6 * i, 6 * i, C);
+        pieces_.K.AddBlock(6 * i, 6 * i, K);
     }
     // Element blocks, eqs. (6), (7).
     const auto& elems = model_.elements();
@@ -159,6 +152,10 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
             const int i = en[p];
             const Mat3 RiT = states_[i].R.transpose();
             for (int r = 0; r < k; ++r) {
+                // Blocks between two nodes only where the element declares them (the others
+                // are zero: a hinge couples its nodes only through its multipliers).
+                if (p != r && !((block_.k_blocks | block_.c_blocks) & ElementBlock::Pair(p, r)))
+                    continue;
                 const int j = en[r];
                 const Mat3& Rj = states_[j].R;
                 const Mat3 RWj = -Rj * Skew(v.segment<3>(6 * j + 3));
@@ -174,32 +171,22 @@ void LieGroupFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
                 Kb.bottomRows<3>() = (RiT * Kb.bottomRows<3>()).eval();
                 Cb.bottomRows<3>() = (RiT * Cb.bottomRows<3>()).eval();
                 if (i == j) Kb.block<3, 3>(3, 3) -= Skew(RiT * block_.f.segment<3>(6 * p + 3));
-                PushBlock(tK_, 6 * i, 6 * j, Kb);
-                PushBlock(tC_, 6 * i, 6 * j, Cb);
+                pieces_.K.AddBlock(6 * i, 6 * j, Kb);
+                pieces_.C.AddBlock(6 * i, 6 * j, Cb);
             }
             if (ed.m > 0) {
                 Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, ElementBlock::kMaxMultipliers> Lb =
                     -block_.L.middleRows<6>(6 * p);
                 Lb.bottomRows<3>() = (RiT * Lb.bottomRows<3>()).eval();
-                PushBlock(tL_, 6 * i, ed.mult_offset, Lb);
+                pieces_.L.AddBlock(6 * i, ed.mult_offset, Lb);
                 Eigen::Matrix<double, Eigen::Dynamic, 6, 0, ElementBlock::kMaxMultipliers, 6> Bb =
                     block_.phi_q.middleCols<6>(6 * p);
                 Bb.rightCols<3>() = (Bb.rightCols<3>() * states_[i].R).eval();
-                PushBlock(tB_, ed.mult_offset, 6 * i, Bb);
+                pieces_.B.AddBlock(ed.mult_offset, 6 * i, Bb);
             }
         }
     }
-    auto build = [](Eigen::SparseMatrix<double>& m, int r, int c,
-                    std::vector<Eigen::Triplet<double>>& t) {
-        m.resize(r, c);
-        m.setFromTriplets(t.begin(), t.end());
-    };
-    build(J.M, nv_, nv_, tM_);
-    build(J.Kq_inertia, nv_, nv_, tKq_);
-    build(J.C, nv_, nv_, tC_);
-    build(J.K, nv_, nv_, tK_);
-    build(J.L, nv_, nc_, tL_);
-    build(J.B, nc_, nv_, tB_);
+    pieces_.Finish(J);
 }
 
 // Initial conditions (header): [M, L; B, 0] (a; lambda) = -(f(lambda = 0); psi'(0)),

@@ -82,7 +82,7 @@ class LieGroupFormulation final : public SecondOrderFormulationBase {
     void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
 
     mutable ElementBlock block_;
-    std::vector<Eigen::Triplet<double>> tM_, tKq_, tC_, tK_, tL_, tB_;
+    mutable FixedPatternMatrix fT_;  // T, in place in its fixed pattern
 };
 
 }  // namespace mbstep::lie_group

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "mbstep/assembly/fixed_pattern.hpp"
 #include "mbstep/io/deck_input.hpp"
 
 namespace mbstep::newmark {
@@ -11,24 +12,6 @@ namespace mbstep::newmark {
 namespace {
 
 using SpMat = Eigen::SparseMatrix<double>;
-
-// Adds scale * A into J at block offset (r0, c0); every entry of A must be in J's pattern.
-void ScatterAdd(SpMat& J, const SpMat& A, int r0, int c0, double scale) {
-    for (int c = 0; c < A.outerSize(); ++c) {
-        const int col = c0 + c;
-        const int* begin = J.innerIndexPtr() + J.outerIndexPtr()[col];
-        const int* end = J.innerIndexPtr() + J.outerIndexPtr()[col + 1];
-        for (SpMat::InnerIterator it(A, c); it; ++it) {
-            const int row = r0 + static_cast<int>(it.row());
-            const int* p = std::lower_bound(begin, end, row);
-            if (p == end || *p != row) {
-                if (it.value() == 0.0) continue;
-                throw RunError("generalized alpha: iteration matrix entry outside the pattern");
-            }
-            J.valuePtr()[p - J.innerIndexPtr()] += scale * it.value();
-        }
-    }
-}
 
 // The structure of A with every value set to 1 (products of such matrices do not cancel).
 SpMat Ones(const SpMat& A) {
@@ -82,22 +65,21 @@ class GeneralizedAlpha::System final : public NewtonSystem {
     }
     void Jacobian(SpMat& J) override {
         p_.Evaluate(v1, vdot1, lambda1, jac_);
-        double* values = J.valuePtr();
-        std::fill(values, values + J.nonZeros(), 0.0);
+        // (10), into J's fixed pattern; K T, Kq T and B T by fixed product plans.
+        acc_.Begin(J);
+        acc_.Add(0, jac_.M, 0, 0, 1.0);
+        acc_.Add(1, jac_.C, 0, 0, gamma_p / beta_p);
         if (tangent_) {
             p_.TangentOperator(hdq, T_);
-            KT_ = (jac_.K + jac_.Kq_inertia) * T_;
-            BT_ = jac_.B * T_;
+            acc_.Add(2, kt_.Compute(jac_.K, T_), 0, 0, 1.0 / beta_p);
+            acc_.Add(3, kqt_.Compute(jac_.Kq_inertia, T_), 0, 0, 1.0 / beta_p);
+            acc_.Add(4, bt_.Compute(jac_.B, T_), nv_, 0, 1.0);
         } else {
-            KT_ = jac_.K + jac_.Kq_inertia;
-            BT_ = jac_.B;
+            acc_.Add(2, jac_.K, 0, 0, 1.0 / beta_p);
+            acc_.Add(3, jac_.Kq_inertia, 0, 0, 1.0 / beta_p);
+            acc_.Add(4, jac_.B, nv_, 0, 1.0);
         }
-        // (10)
-        ScatterAdd(J, jac_.M, 0, 0, 1.0);
-        ScatterAdd(J, jac_.C, 0, 0, gamma_p / beta_p);
-        ScatterAdd(J, KT_, 0, 0, 1.0 / beta_p);
-        ScatterAdd(J, jac_.L, 0, nv_, 1.0);
-        ScatterAdd(J, BT_, nv_, 0, 1.0);
+        acc_.Add(5, jac_.L, 0, nv_, 1.0);
     }
     void ScaleForSolve(Eigen::VectorXd& rhs) const override {
         rhs.head(nv_) /= beta_p;  // (10)
@@ -132,7 +114,9 @@ class GeneralizedAlpha::System final : public NewtonSystem {
         AddTriplets(t, jac_.L, 0, nv_);
         AddTriplets(t, jac_.B, nv_, 0);
         AddTriplets(t, BT, nv_, 0);
-        for (int i = 0; i < nv_ + nc_; ++i) t.emplace_back(i, i, 0.0);  // pivots of the LU
+        // The diagonal of the velocity rows (the LU pivots there); the multiplier block stays
+        // structurally empty, so `schur` can eliminate each node's unknowns on their own.
+        for (int i = 0; i < nv_; ++i) t.emplace_back(i, i, 0.0);
         SpMat P(nv_ + nc_, nv_ + nc_);
         P.setFromTriplets(t.begin(), t.end());
         P.makeCompressed();
@@ -144,7 +128,9 @@ class GeneralizedAlpha::System final : public NewtonSystem {
     bool tangent_{true};
     Eigen::VectorXd Ma_, f_, phi_;
     SecondOrderProblem::Jacobians jac_;
-    SpMat T_, KT_, BT_;
+    SpMat T_;
+    SparseProduct kt_, kqt_, bt_;
+    SparseAccumulator acc_{"generalized alpha"};
 };
 
 GeneralizedAlpha::GeneralizedAlpha(RhoParameter rho, bool tangent_operator)

@@ -12,7 +12,6 @@ namespace {
 using Vec4 = Eigen::Vector4d;
 using Mat4 = Eigen::Matrix4d;
 using Mat34 = Eigen::Matrix<double, 3, 4>;
-using Trip = Eigen::Triplet<double>;
 
 // L(e) = [-e_v, e0 I - skew(e_v)], [Sherif et al.] eq. (4).
 Mat34 LMatrix(const Vec4& e) {
@@ -29,12 +28,6 @@ Mat4 WHat(const Eigen::Vector3d& w) {
     return m;
 }
 
-void AppendTriplets(std::vector<Trip>& t, const Eigen::SparseMatrix<double>& m, int r0, int c0,
-                    double s) {
-    for (int k = 0; k < m.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(m, k); it; ++it)
-            t.emplace_back(r0 + it.row(), c0 + it.col(), s * it.value());
-}
 }  // namespace
 
 void Hht::CheckAlpha(double alpha) {
@@ -70,6 +63,10 @@ void Hht::Attach(Formulation& f, const SolverSettings& s) {
             "integrator 'hht, ..., modified' needs a formulation with Euler parameters "
             "(euler parameters); '" +
             f.name() + "' has none");
+    for (size_t k = 1; k < e_offsets_.size(); ++k)
+        if (e_offsets_[k] < e_offsets_[k - 1] + 4)
+            throw RunError(
+                "internal error: hht needs increasing, disjoint Euler-parameter offsets");
     nv_ = problem_->num_velocities();
     nc_ = problem_->num_constraints();
     newton_ = std::make_unique<NewtonSolver>(s);
@@ -90,7 +87,6 @@ void Hht::Start(double t0, double h) {
     w_n_.assign(e_offsets_.size(), Eigen::Vector3d::Zero());
     Eigen::SparseMatrix<double> J;
     IterationMatrix(J);
-    pattern_nnz_ = J.nonZeros();
     newton_->Setup(J);
 }
 
@@ -110,40 +106,46 @@ void Hht::UpdateKinematics() {
 void Hht::IterationMatrix(Eigen::SparseMatrix<double>& J) {
     problem_->Evaluate(v_, a_, lambda_, jac_);
     const double h = h_, bh2 = beta_ * h * h;
-    // D = dv/da: gamma h I, Euler-parameter blocks (6) for `modified`.
-    std::vector<Trip> td;
-    std::vector<bool> in_e(nv_, false);
-    for (size_t k = 0; k < e_offsets_.size(); ++k) {
-        const int o = e_offsets_[k];
-        Mat4 D = gamma_ * h * Mat4::Identity();
-        if (modified_) {
-            const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
-            D = bh2 * WHat(w_n_[k]) + h * gamma_ * (Mat4::Identity() - e * e.transpose()) -
-                h * gamma_ * bh2 * (e * ea.transpose() + e.dot(ea) * Mat4::Identity());  // eq. (69)
-        }
-        for (int j = 0; j < 4; ++j) {
-            in_e[o + j] = true;
-            for (int i = 0; i < 4; ++i) td.emplace_back(o + i, o + j, D(i, j));
+    // D = dv/da: gamma h I, Euler-parameter blocks (6) for `modified` (fixed pattern).
+    fD_.Begin(nv_, nv_);
+    size_t next = 0;  // e_offsets_ are increasing
+    for (int i = 0; i < nv_;) {
+        if (next < e_offsets_.size() && e_offsets_[next] == i) {
+            const int o = i;
+            Mat4 D = gamma_ * h * Mat4::Identity();
+            if (modified_) {
+                const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
+                D = bh2 * WHat(w_n_[next]) + h * gamma_ * (Mat4::Identity() - e * e.transpose()) -
+                    h * gamma_ * bh2 * (e * ea.transpose() + e.dot(ea) * Mat4::Identity());  // (69)
+            }
+            fD_.AddBlock(o, o, D);
+            ++next;
+            i += 4;
+        } else {
+            fD_.Add(i, i, gamma_ * h);
+            ++i;
         }
     }
-    for (int i = 0; i < nv_; ++i)
-        if (!in_e[i]) td.emplace_back(i, i, gamma_ * h);
-    Eigen::SparseMatrix<double> D(nv_, nv_);
-    D.setFromTriplets(td.begin(), td.end());
-    const Eigen::SparseMatrix<double> CD = jac_.C * D;
-    const Eigen::SparseMatrix<double> A11 = jac_.M + bh2 * jac_.Kq_inertia +
-                                            ((1.0 + alpha_) * bh2) * jac_.K +
-                                            (1.0 + alpha_) * CD;  // (5)
-    std::vector<Trip> t;
-    AppendTriplets(t, A11, 0, 0, 1.0);
-    AppendTriplets(t, jac_.L, 0, nv_, 1.0 + alpha_);
-    AppendTriplets(t, jac_.B, nv_, 0, 1.0);  // (5): d(kappa phi)/da = gamma h B, scaled
-    Eigen::SparseMatrix<double> out(nv_ + nc_, nv_ + nc_);
-    out.setFromTriplets(t.begin(), t.end());
-    out.makeCompressed();
-    if (pattern_nnz_ > 0 && out.nonZeros() != pattern_nnz_)
-        throw RunError("hht: the iteration matrix changed its sparsity pattern");
-    J = std::move(out);
+    fD_.Finish(D_);
+    const Eigen::SparseMatrix<double>& CD = cd_.Compute(jac_.C, D_);
+    // (5): A11 = M + bh2 Kq + (1 + alpha) bh2 K + (1 + alpha) C D, (1 + alpha) L, and
+    // d(kappa phi)/da = gamma h B, scaled; into J's fixed pattern (the first call makes it).
+    if (J.nonZeros() == 0)
+        J = SparseAccumulator::UnionPattern(nv_ + nc_, nv_ + nc_,
+                                            {{&jac_.M, 0, 0},
+                                             {&jac_.Kq_inertia, 0, 0},
+                                             {&jac_.K, 0, 0},
+                                             {&CD, 0, 0},
+                                             {&jac_.L, 0, nv_},
+                                             {&jac_.B, nv_, 0}},
+                                            false);
+    acc_.Begin(J);
+    acc_.Add(0, jac_.M, 0, 0, 1.0);
+    acc_.Add(1, jac_.Kq_inertia, 0, 0, bh2);
+    acc_.Add(2, jac_.K, 0, 0, (1.0 + alpha_) * bh2);
+    acc_.Add(3, CD, 0, 0, 1.0 + alpha_);
+    acc_.Add(4, jac_.L, 0, nv_, 1.0 + alpha_);
+    acc_.Add(5, jac_.B, nv_, 0, 1.0);
 }
 
 class HhtSystem final : public NewtonSystem {

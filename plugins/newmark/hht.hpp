@@ -64,6 +64,7 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/assembly/fixed_pattern.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/solver/newton.hpp"
@@ -105,13 +106,17 @@ class Hht final : public Integrator {
     std::vector<int> e_offsets_;
     int nv_{0}, nc_{0};
     double h_{0.0}, last_h_{0.0};
-    Eigen::Index pattern_nnz_{0};
     // State at t_n and the unknowns of the step.
     Eigen::VectorXd q_n_, v_n_, a_n_, lambda_n_, f_n_;
     Eigen::VectorXd q_, v_, a_, lambda_;
     std::vector<Eigen::Vector3d> w_n_;  // (2m): w of each node
     Eigen::VectorXd Ma_, f_, phi_;
     SecondOrderProblem::Jacobians jac_;
+    // The iteration matrix (5) in its fixed pattern: D = dv/da, C D, and the accumulated sum.
+    FixedPatternMatrix fD_;
+    Eigen::SparseMatrix<double> D_;
+    SparseProduct cd_;
+    SparseAccumulator acc_{"hht"};
 };
 
 }  // namespace mbstep::newmark

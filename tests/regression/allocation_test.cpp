@@ -187,3 +187,11 @@ TEST_CASE("allocation: none per step on the chain with the schur solver, one and
     CheckNoAllocationsAfterWarmUp("ms, 0.6", true, 1, "schur");
     CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 2, "schur");
 }
+
+TEST_CASE("allocation: none per step with the second-order formulations (Jacobians in place)") {
+    // `generalized alpha` on `lie group` (with the tangent operator), `hht` on `euler
+    // parameters`: their Jacobian pieces, T, the products K T, B T, C D and the iteration
+    // matrix are written into fixed patterns.
+    CheckNoAllocationsAfterWarmUp("generalized alpha, 0.9", false);
+    CheckNoAllocationsAfterWarmUp("hht, -0.1", false);
+}

@@ -9,10 +9,30 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/assembly/fixed_pattern.hpp"
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
 
 namespace mbstep {
+
+/// The Jacobian pieces of SecondOrderProblem::Jacobians, each assembled in its fixed pattern
+/// (the same entry sequence every evaluation: values written in place, no sort, no allocation).
+struct JacobianPieces {
+    FixedPatternMatrix M, Kq, C, K, L, B;
+    void Begin(int nv, int nc) {
+        for (FixedPatternMatrix* m : {&M, &Kq, &C, &K}) m->Begin(nv, nv);
+        L.Begin(nv, nc);
+        B.Begin(nc, nv);
+    }
+    void Finish(SecondOrderProblem::Jacobians& J) {
+        M.Finish(J.M);
+        Kq.Finish(J.Kq_inertia);
+        C.Finish(J.C);
+        K.Finish(J.K);
+        L.Finish(J.L);
+        B.Finish(J.B);
+    }
+};
 
 class SecondOrderFormulationBase : public Formulation, public SecondOrderProblem {
   public:
@@ -77,6 +97,7 @@ class SecondOrderFormulationBase : public Formulation, public SecondOrderProblem
     std::vector<FrameState> states_;
     std::vector<const FrameState*> ptrs_;  // per element, flattened (ptr_offset_)
     std::vector<int> ptr_offset_;
+    JacobianPieces pieces_;  // Evaluate(..., Jacobians&)
 };
 
 /// Formulations whose coordinates form a vector space (`euler parameters`, `euler angles`):
