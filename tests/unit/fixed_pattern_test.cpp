@@ -171,3 +171,29 @@ TEST_CASE("SparseAccumulator sums scaled, offset terms into a fixed pattern") {
     acc.Add(0, M, 0, 0, 2.0);
     CHECK(Eigen::MatrixXd(J2).topLeftCorner(10, 10).isApprox(2.0 * Eigen::MatrixXd(M), 1e-15));
 }
+
+TEST_CASE("FixedPatternMatrix blocks: overlapping dense blocks, a changed block shape re-plans") {
+    FixedPatternMatrix f;
+    SpMat m;
+    auto fill = [&](double s, int cols_of_second) {
+        Eigen::Matrix3d a;
+        a << 1, 2, 3, 4, 5, 6, 7, 8, 9;
+        const Eigen::MatrixXd b = s * Eigen::MatrixXd::Ones(2, cols_of_second);
+        f.Begin(5, 5);
+        f.AddBlock(0, 0, s * a);
+        f.AddBlock(1, 1, b);  // overlaps a
+        f.Add(4, 4, s);
+        f.Finish(m);
+        Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(5, 5);
+        ref.topLeftCorner(3, 3) = s * a;
+        ref.block(1, 1, 2, cols_of_second) += b;
+        ref(4, 4) = s;
+        const int nnz = 9 + 1 + 2 * (cols_of_second - 2);  // b's columns past a's add entries
+        return Eigen::MatrixXd(m).isApprox(ref, 0.0) && m.nonZeros() == nnz;
+    };
+    CHECK(fill(1.0, 2));
+    CHECK(fill(-2.0, 2));
+    CHECK(f.builds() == 1);
+    CHECK(fill(3.0, 4));  // the second block is 2 x 4 now
+    CHECK(f.builds() == 2);
+}

@@ -125,19 +125,41 @@ std::vector<double> ParseList(const std::string& s) {
 }
 
 /// The deck's formulation at its initial state (initial derivatives solved), with its
-/// Newton matrix assembled at coefficient c.
+/// Newton matrix assembled at coefficient c. Second-order formulations (`lie group`, `euler
+/// parameters`, `euler angles`) have no iteration matrix of their own: J is the Newton matrix
+/// of `method` (the deck's when empty) after one step of size h.
 struct InitialSystem {
     std::unique_ptr<Formulation> f;
     FirstOrderProblem* p{nullptr};
     Eigen::SparseMatrix<double> J;
 };
 
-InitialSystem MakeInitialSystem(Deck& deck, const Registry& reg, double h) {
+InitialSystem MakeInitialSystem(Deck& deck, const Registry& reg, double h,
+                                const std::string& method = "") {
     InitialSystem s;
     s.f = reg.FindFormulation(deck.settings.formulation.empty() ? "cgr" : deck.settings.formulation)
               ->make(deck.model);
     s.p = s.f->first_order();
-    if (!s.p) throw RunError("the formulation is not first-order");
+    if (!s.p) {
+        if (!method.empty()) {
+            std::string name;
+            deck.integrator = MakeIntegrator(method, reg, &name);
+            deck.method_name = name;
+        }
+        deck.settings.time_step = h;
+        deck.settings.final_time = deck.settings.initial_time + h;
+        RunOptions opt;
+        opt.write_output = false;
+        opt.progress = false;
+        const RunSummary r = Run(deck, opt, reg);
+        const NewtonSolver* newton = deck.integrator ? deck.integrator->newton_solver() : nullptr;
+        if (!r.completed || !newton)
+            throw RunError("no Newton matrix for the floor: one step of '" + deck.method_name +
+                           "' on '" + s.f->name() + "' " +
+                           (r.completed ? "has no Newton solver" : "failed: " + r.failure));
+        s.J = newton->matrix();
+        return s;
+    }
     s.p->SetTime(deck.settings.initial_time);
     s.p->SolveInitialDerivatives(deck.settings.solver, h);
     s.J = s.p->pattern();
@@ -185,8 +207,8 @@ Floor TimeRefactorSolve(LinearSolver& solver, const Eigen::SparseMatrix<double>&
 // (with the deck's ordering); `linear` gets the same for the deck's own linear solver (auto:
 // naive, schur or klu), one thread.
 Floor MeasureFloor(Deck& deck, const Registry& reg, double h, Floor* linear = nullptr,
-                   std::string* linear_name = nullptr) {
-    InitialSystem sys = MakeInitialSystem(deck, reg, h);
+                   std::string* linear_name = nullptr, const std::string& method = "") {
+    InitialSystem sys = MakeInitialSystem(deck, reg, h, method);
     const Ordering ord = OrderingFromName(deck.settings.solver.linear_solver_ordering);
     auto klu = MakeLinearSolver("klu", ord);
     const Floor fl = TimeRefactorSolve(*klu, sys.J);
@@ -238,7 +260,7 @@ void RunSteps(const Options& o, const Registry& reg) {
             const double hh = o.h > 0 ? o.h : floor_deck.settings.time_step;
             Floor lin;
             std::string lin_name;
-            const Floor fl = MeasureFloor(floor_deck, reg, hh, &lin, &lin_name);
+            const Floor fl = MeasureFloor(floor_deck, reg, hh, &lin, &lin_name, methods.front());
             auto run = [&](const std::string& method, double step, int threads,
                            std::vector<FrameState>* final_states, RunSummary* summary,
                            LinearSolverTiming* timing) {

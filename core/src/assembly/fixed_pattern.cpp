@@ -37,33 +37,39 @@ void FixedPatternMatrix::Begin(int rows, int cols) {
     rows_ = rows;
     cols_ = cols;
     next_ = 0;
+    used_ = 0;
 }
 
-void FixedPatternMatrix::AddNew(int row, int col, double value) {
-    if (row < 0 || row >= rows_ || col < 0 || col >= cols_)
-        throw RunError("internal error: entry (" + std::to_string(row) + ", " +
-                       std::to_string(col) + ") outside a " + std::to_string(rows_) + " x " +
-                       std::to_string(cols_) + " matrix");
+double* FixedPatternMatrix::ReserveNew(int row, int col, int rows, int cols) {
+    if (row < 0 || rows < 0 || row + rows > rows_ || col < 0 || cols < 0 || col + cols > cols_)
+        throw RunError("internal error: a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                       " block at (" + std::to_string(row) + ", " + std::to_string(col) +
+                       ") outside a " + std::to_string(rows_) + " x " + std::to_string(cols_) +
+                       " matrix");
     if (replay_) {  // the sequence departs from the last one here: keep what matched
         replay_ = false;
         keys_.resize(next_);
-        values_.resize(next_);
+        values_.resize(used_);
     }
-    keys_.push_back({row, col});
-    values_.push_back(value);
+    keys_.push_back({row, col, rows, cols});
     ++next_;
+    const size_t first = used_;
+    used_ += static_cast<size_t>(rows) * cols;
+    values_.resize(used_);
+    return values_.data() + first;
 }
 
 void FixedPatternMatrix::Build() {
     std::vector<Eigen::Triplet<double>> t;
-    t.reserve(keys_.size());
-    for (const Key& k : keys_) t.emplace_back(k.row, k.col, 0.0);
+    t.reserve(values_.size());
+    for (const Key& k : keys_)
+        for (int j = 0; j < k.cols; ++j)
+            for (int i = 0; i < k.rows; ++i) t.emplace_back(k.row + i, k.col + j, 0.0);
     pattern_.resize(rows_, cols_);
     pattern_.setFromTriplets(t.begin(), t.end());
     pattern_.makeCompressed();
-    slots_.resize(keys_.size());
-    for (size_t k = 0; k < keys_.size(); ++k)
-        slots_[k] = PatternSlot(pattern_, keys_[k].row, keys_[k].col);
+    slots_.resize(t.size());
+    for (size_t k = 0; k < t.size(); ++k) slots_[k] = PatternSlot(pattern_, t[k].row(), t[k].col());
     target_.Clear();
     ++builds_;
 }
@@ -71,7 +77,7 @@ void FixedPatternMatrix::Build() {
 void FixedPatternMatrix::Finish(SpMat& m) {
     if (replay_ && next_ < keys_.size()) {  // a shorter sequence: a new structure
         keys_.resize(next_);
-        values_.resize(next_);
+        values_.resize(used_);
         replay_ = false;
     }
     if (!replay_) Build();
@@ -81,7 +87,7 @@ void FixedPatternMatrix::Finish(SpMat& m) {
     }
     double* v = m.valuePtr();
     std::fill(v, v + m.nonZeros(), 0.0);
-    const size_t n = keys_.size();
+    const size_t n = values_.size();
     for (size_t k = 0; k < n; ++k) v[slots_[k]] += values_[k];
     replay_ = true;
 }

@@ -36,20 +36,14 @@ class FixedPatternMatrix {
   public:
     /// Starts an evaluation of a rows x cols matrix.
     void Begin(int rows, int cols);
-    void Add(int row, int col, double value) {
-        if (replay_ && next_ < keys_.size() && keys_[next_].row == row && keys_[next_].col == col) {
-            values_[next_++] = value;
-            return;
-        }
-        AddNew(row, col, value);
-    }
+    void Add(int row, int col, double value) { *Reserve(row, col, 1, 1) = value; }
     /// A dense block at (r0, c0), column by column (an expression is evaluated once first).
     template <class Block>
     void AddBlock(int r0, int c0, const Eigen::MatrixBase<Block>& block) {
         const auto& b = block.eval();
+        double* v = Reserve(r0, c0, static_cast<int>(b.rows()), static_cast<int>(b.cols()));
         for (Eigen::Index j = 0; j < b.cols(); ++j)
-            for (Eigen::Index i = 0; i < b.rows(); ++i)
-                Add(r0 + static_cast<int>(i), c0 + static_cast<int>(j), b(i, j));
+            for (Eigen::Index i = 0; i < b.rows(); ++i) *v++ = b(i, j);
     }
     /// Writes the matrix of this evaluation into m: in place when m has the pattern already,
     /// else m takes a copy of the pattern first.
@@ -58,18 +52,33 @@ class FixedPatternMatrix {
     int builds() const { return builds_; }
 
   private:
-    struct Key {
-        int row, col;
+    struct Key {  // a block of entries (one entry: 1 x 1), values column by column
+        int row, col, rows, cols;
     };
-    void AddNew(int row, int col, double value);
+    /// Where the rows x cols values of the block at (row, col) go: in replay, a comparison of
+    /// the block with the one at the same position of the last sequence.
+    double* Reserve(int row, int col, int rows, int cols) {
+        if (replay_ && next_ < keys_.size()) {
+            const Key& k = keys_[next_];
+            if (k.row == row && k.col == col && k.rows == rows && k.cols == cols) {
+                ++next_;
+                double* v = values_.data() + used_;
+                used_ += static_cast<size_t>(rows) * cols;
+                return v;
+            }
+        }
+        return ReserveNew(row, col, rows, cols);
+    }
+    double* ReserveNew(int row, int col, int rows, int cols);
     void Build();
 
     int rows_{0}, cols_{0};
     bool replay_{false};  // the entries so far repeat keys_
-    size_t next_{0};      // entries added in this evaluation
+    size_t next_{0};      // blocks added in this evaluation
+    size_t used_{0};      // values added in this evaluation
     std::vector<Key> keys_;
     std::vector<double> values_;
-    std::vector<int> slots_;  // value index of each entry of keys_ in pattern_
+    std::vector<int> slots_;  // value index in pattern_ of each entry of values_
     Eigen::SparseMatrix<double> pattern_;
     PatternCopy target_;  // the pattern last written into a target matrix
     int builds_{0};
