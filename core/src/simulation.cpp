@@ -209,6 +209,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     summary.method = deck.method_name;
     summary.formulation = formulation->name();
     std::unique_ptr<OutputWriter> out;
+    const bool auto_chosen_in_start =
+        integrator.newton_solver() && integrator.newton_solver()->linear_solver().name() == "auto";
     if (options.write_output) {
         const std::string prefix =
             options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
@@ -223,6 +225,11 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     integrator.Start(t0, h);
     // Second-order methods solve the initial accelerations and multipliers in Start.
     if (!fo) ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
+    // Integrators that set their Newton solver up in Start (the Newmark family): what `auto`
+    // chose is known only now.
+    if (out && auto_chosen_in_start)
+        out->WriteLog("linear solver chosen by auto: " +
+                      integrator.newton_solver()->linear_solver().name() + "\n");
     const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
     Progress progress(options.progress && !rs.forever, t0, tf);
     double t = t0;

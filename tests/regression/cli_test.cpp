@@ -75,6 +75,10 @@ TEST_CASE("mbstep run: --formulation, --time-step, --final-time, --tolerance ove
     const std::string steps = Slurp(prefix + ".out");
     CHECK(steps.find("Step 50 0.01") != std::string::npos);
     CHECK(steps.find("Step 51") == std::string::npos);
+    // generalized alpha sets its Newton solver up in Start: the .log names `auto`'s choice
+    // after the summary (one node: the dense `naive` LU).
+    CHECK(Slurp(prefix + ".log").find("linear solver chosen by auto: naive\n") !=
+          std::string::npos);
     // Bad values are refused before anything runs.
     for (const char* bad : {" --time-step -1", " --tolerance 0", " --formulation 'no such'"}) {
         INFO(bad);
