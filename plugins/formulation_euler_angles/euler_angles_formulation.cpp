@@ -19,6 +19,7 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 struct Kin {
     Mat3 R, Gb, Gs, H[3];
     Vec3 W, w, c;
+    Kin() = default;
     Kin(const Vec3& th, const Vec3& thd) {
         R = RotationXyz(th);
         Gb = GBody(th);
@@ -51,11 +52,6 @@ Mat3 DcDtheta(const Vec3& th, const Vec3& thd) {
     for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) out.col(j) += thd[k] * (GBodyPartial2(th, k, j) * thd);
     return out;
-}
-
-template <class Block>
-void AddDense(FixedPatternMatrix& t, int r0, int c0, const Block& b) {
-    t.AddBlock(r0, c0, b);
 }
 
 }  // namespace
@@ -178,10 +174,10 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         K.block<3, 3>(3, 3) = k.DGT(z4) + GbT * (J * dc_dth + DJ * dW_dth);
         C.block<3, 3>(0, 3) = k.R * (-S * dc_dthd + DW * k.Gb);
         C.block<3, 3>(3, 3) = GbT * (J * dc_dthd + DJ * k.Gb);
-        AddDense(tm, o, o, M);
-        AddDense(tkq, o, o, Kq);
-        AddDense(tk, o, o, K);
-        AddDense(tc, o, o, C);
+        tm.AddBlock(o, o, M);
+        tkq.AddBlock(o, o, Kq);
+        tk.AddBlock(o, o, K);
+        tc.AddBlock(o, o, C);
     }
     const auto& elems = model_.elements();
     ElementBlock b;
@@ -195,12 +191,11 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         el.Evaluate(ctx, b);
         // P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W); Wv = diag(0, dw/dtheta).
         std::array<Mat6, ElementBlock::kMaxNodes> P, Wv;
-        std::vector<Kin> kin;
-        kin.reserve(nk);
+        std::array<Kin, ElementBlock::kMaxNodes> kin;
         for (int c = 0; c < nk; ++c) {
             const int o = kNodeCoords * en[c];
-            kin.emplace_back(q_.segment<3>(o + 3), v.segment<3>(o + 3));
-            const Kin& k = kin.back();
+            kin[c] = Kin(q_.segment<3>(o + 3), v.segment<3>(o + 3));
+            const Kin& k = kin[c];
             P[c].setZero();
             P[c].topLeftCorner<3, 3>().setIdentity();
             P[c].bottomRightCorner<3, 3>() = k.Gs;
@@ -225,18 +220,14 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
                         k.DGT(k.R.transpose() * Mw) +
                         k.Gb.transpose() * k.R.transpose() * Skew(Mw) * k.Gs;
                 }
-                AddDense(tk, orow, ocol, Kb);
-                AddDense(tc, orow, ocol, Pr.transpose() * Cel * P[c]);
+                tk.AddBlock(orow, ocol, Kb);
+                tc.AddBlock(orow, ocol, Pr.transpose() * Cel * P[c]);
             }
-            if (ed.m > 0) {
-                const Eigen::MatrixXd Lb = -Pr.transpose() * b.L.middleRows<6>(6 * r);
-                AddDense(tl, orow, ed.mult_offset, Lb);
-            }
+            if (ed.m > 0)
+                tl.AddBlock(orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
         }
-        for (int c = 0; c < nk && ed.m > 0; ++c) {
-            const Eigen::MatrixXd Bb = b.phi_q.middleCols<6>(6 * c) * P[c];
-            AddDense(tb, ed.mult_offset, kNodeCoords * en[c], Bb);
-        }
+        for (int c = 0; c < nk && ed.m > 0; ++c)
+            tb.AddBlock(ed.mult_offset, kNodeCoords * en[c], b.phi_q.middleCols<6>(6 * c) * P[c]);
     }
     pieces_.Finish(Jac);
 }

@@ -55,11 +55,6 @@ Mat4 GTransposeTimesDerivative(const Vec4& e, const Vec3& m) {
            (4.0 / (n2 * n2)) * (EMatrix(e).transpose() * m) * e.transpose();
 }
 
-template <class Block>
-void AddDense(FixedPatternMatrix& t, int r0, int c0, const Block& b) {
-    t.AddBlock(r0, c0, b);
-}
-
 // Coupling of a centre of mass off the node, (6)-(7) of the header: with S = R(e) s, w = G e',
 // alpha_a = G e'' and beta = d(G)/dt e' = -(2/|e|^2)(e.e') w (E(e') e' = 0):
 //   Ma_x += alpha_a x S,  Ma_e += G^T (S x x''),  f_x += beta x S + w x (w x S).
@@ -177,11 +172,11 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
         const Mat34 L = LMatrix(e), Ld = LMatrix(ed);
         const Mat3& J = inertia_[i].J;
-        AddDense(tm, o, o, inertia_[i].m * Mat3::Identity());
-        AddDense(tm, o + 3, o + 3, 4.0 * L.transpose() * J * L);
+        tm.AddBlock(o, o, inertia_[i].m * Mat3::Identity());
+        tm.AddBlock(o + 3, o + 3, 4.0 * L.transpose() * J * L);
         // d(4 L^T J L a)/de, with L(e) a = -L(a) e.
-        AddDense(tkq, o + 3, o + 3,
-                 4.0 * (LTransposeTimes(J * L * ea) - L.transpose() * J * LMatrix(ea)));
+        tkq.AddBlock(o + 3, o + 3,
+                     4.0 * (LTransposeTimes(J * L * ea) - L.transpose() * J * LMatrix(ea)));
         // f_w = 8 L^T y, y = L z, z = L(e')^T p, p = J L e'  (eq. (3), velocity term).
         const Vec3 p = J * L * ed;
         const Vec4 z = Ld.transpose() * p;
@@ -191,35 +186,35 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const Mat34 dy_de = -LMatrix(z) + L * dz_de;
         Mat4 dfe = 8.0 * (LTransposeTimes(y) + L.transpose() * dy_de);
         dfe += lambda[u] * Mat4::Identity();  // d(e lambda_e)/de
-        AddDense(tk, o + 3, o + 3, dfe);
+        tk.AddBlock(o + 3, o + 3, dfe);
         const Mat34 dp_ded = J * L;
         const Mat4 dz_ded = LTransposeTimes(p) + Ld.transpose() * dp_ded;
-        AddDense(tc, o + 3, o + 3, 8.0 * L.transpose() * L * dz_ded);
-        AddDense(tl, o + 3, u, e);
-        AddDense(tb, u, o + 3, e.transpose());
+        tc.AddBlock(o + 3, o + 3, 8.0 * L.transpose() * L * dz_ded);
+        tl.AddBlock(o + 3, u, e);
+        tb.AddBlock(u, o + 3, e.transpose());
         // Static and translational blocks keep a fixed pattern.
-        AddDense(tk, o, o, Mat3::Zero());
-        AddDense(tc, o, o, Mat3::Zero());
+        tk.AddBlock(o, o, Mat3::Zero());
+        tc.AddBlock(o, o, Mat3::Zero());
         if (nd.offset_mass) {  // derivatives of (6), (7)
             const Coupling cp(e, ed, states_[i].R, inertia_[i].s);
             const Mat34 G = GMatrix(e);
             const Mat3 Ss = Skew(cp.S), ws = Skew(cp.w);
             const Mat34 dS = -Ss * G;  // dS/de
             const Vec3 aa = G * ea, xa = a.segment<3>(o);
-            AddDense(tm, o, o + 3, -Ss * G);
-            AddDense(tm, o + 3, o, G.transpose() * Ss);
-            AddDense(tkq, o, o + 3, -Ss * GTimesDerivative(e, ea) + Skew(aa) * dS);
-            AddDense(tkq, o + 3, o + 3,
-                     GTransposeTimesDerivative(e, cp.S.cross(xa)) - G.transpose() * Skew(xa) * dS);
+            tm.AddBlock(o, o + 3, -Ss * G);
+            tm.AddBlock(o + 3, o, G.transpose() * Ss);
+            tkq.AddBlock(o, o + 3, -Ss * GTimesDerivative(e, ea) + Skew(aa) * dS);
+            tkq.AddBlock(
+                o + 3, o + 3,
+                GTransposeTimesDerivative(e, cp.S.cross(xa)) - G.transpose() * Skew(xa) * dS);
             // f_x = beta x S + w x (w x S); d(w x (w x S))/dw = -skew(w x S) - skew(w) skew(S).
             const Mat3 dfdw = -Skew(cp.w.cross(cp.S)) - ws * Ss;
             const Mat34 dwde = GTimesDerivative(e, ed);
             const Mat34 dbeta_ded = -(2.0 / cp.n2) * (cp.w * e.transpose() + cp.ede * G);
             const Mat34 dbeta_de = -(2.0 / cp.n2) * (cp.w * ed.transpose() + cp.ede * dwde) +
                                    (4.0 / (cp.n2 * cp.n2)) * cp.ede * cp.w * e.transpose();
-            AddDense(tc, o, o + 3, -Ss * dbeta_ded + dfdw * G);
-            AddDense(tk, o, o + 3,
-                     -Ss * dbeta_de + Skew(cp.beta) * dS + dfdw * dwde + ws * ws * dS);
+            tc.AddBlock(o, o + 3, -Ss * dbeta_ded + dfdw * G);
+            tk.AddBlock(o, o + 3, -Ss * dbeta_de + Skew(cp.beta) * dS + dfdw * dwde + ws * ws * dS);
         }
     }
     const auto& elems = model_.elements();
@@ -259,14 +254,14 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
                     Kb.bottomRightCorner<4, 4>() -=
                         GTransposeTimesDerivative(eq, b.f.segment<3>(6 * r + 3));
                 }
-                AddDense(tk, orow, ocol, Kb);
-                AddDense(tc, orow, ocol, Pr.transpose() * Cel * P[c]);
+                tk.AddBlock(orow, ocol, Kb);
+                tc.AddBlock(orow, ocol, Pr.transpose() * Cel * P[c]);
             }
             if (ed.m > 0)
-                AddDense(tl, orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
+                tl.AddBlock(orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
         }
         for (int c = 0; c < k && ed.m > 0; ++c)
-            AddDense(tb, ed.mult_offset, nodes_[en[c]].offset, b.phi_q.middleCols<6>(6 * c) * P[c]);
+            tb.AddBlock(ed.mult_offset, nodes_[en[c]].offset, b.phi_q.middleCols<6>(6 * c) * P[c]);
     }
     pieces_.Finish(Jac);
 }
