@@ -277,33 +277,37 @@ std::string CgrFormulation::name() const {
     return rereference_at_prediction_ ? "mbdyn cgr" : "cgr";
 }
 
-void CgrFormulation::UpdateNodeState(size_t i) const {
+void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
     NodeData& nd = nodes_[i];
     FrameState& s = states_[i];
     s.x = y_.segment<3>(nd.offset);
     s.v = yp_.segment<3>(nd.offset);
     // The maps depend on g, g' (and the reference): skipped when their bits did not change,
-    // e.g. Jacobian() after Residual() at the same Newton point.
+    // e.g. Jacobian() after Residual() at the same Newton point. Omega only enters the
+    // Jacobian: computed when asked for (once per point).
     const double* g_bits = y_.data() + nd.offset + 3;
     const double* gp_bits = yp_.data() + nd.offset + 3;
-    if (nd.maps_valid && std::memcmp(g_bits, nd.at.data(), 3 * sizeof(double)) == 0 &&
-        std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) == 0)
-        return;
     const Vec3 g = y_.segment<3>(nd.offset + 3);
     const Vec3 gp = yp_.segment<3>(nd.offset + 3);
-    nd.Rg = CgrRotation(g);
-    nd.G = CgrG(g);
-    const Vec3 Rw = nd.Rg * nd.w_ref;
-    nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Rw) * nd.G;
-    s.R = nd.Rg * nd.R_ref;
-    s.w = nd.G * gp + Rw;
-    if (nd.dynamic) {
-        nd.S = s.R * nd.inertia.s;
-        nd.J = s.R * nd.inertia.J * s.R.transpose();
+    if (!nd.maps_valid || std::memcmp(g_bits, nd.at.data(), 3 * sizeof(double)) != 0 ||
+        std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) != 0) {
+        nd.Rg = CgrRotation(g);
+        nd.G = CgrG(g);
+        s.R = nd.Rg * nd.R_ref;
+        s.w = nd.G * gp + nd.Rg * nd.w_ref;
+        if (nd.dynamic) {
+            nd.S = s.R * nd.inertia.s;
+            nd.J = s.R * nd.inertia.J * s.R.transpose();
+        }
+        std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
+        std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
+        nd.maps_valid = true;
+        nd.omega_valid = false;
     }
-    std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
-    std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
-    nd.maps_valid = true;
+    if (omega && !nd.omega_valid) {
+        nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Vec3(nd.Rg * nd.w_ref)) * nd.G;
+        nd.omega_valid = true;
+    }
 }
 
 void CgrFormulation::EliminateMomenta(size_t i, double c) {
@@ -599,7 +603,7 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
     if (Jm) std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
     Parallel([&] {
         ForEachNode([&](size_t i) {
-            UpdateNodeState(i);
+            UpdateNodeState(i, Jm != nullptr);
             if (r) NodeResidual(i, c, *r);
             if (Jm) NodeJacobian(i, c, values, outer);
         });

@@ -111,12 +111,13 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         // global inertia S = R s, J = R J_n R^T (dynamic nodes), computed at the rotation
         // parameters g, g' whose bits are kept in `at` (recomputed only when they change).
         Mat3 G{Mat3::Identity()};
-        Mat3 Omega{Mat3::Zero()};
+        Mat3 Omega{Mat3::Zero()};  // d(w)/dg at fixed g' (Jacobian passes only)
         Mat3 Rg{Mat3::Identity()};
         Vec3 S{Vec3::Zero()};
         Mat3 J{Mat3::Zero()};
         std::array<double, 6> at{};
-        bool maps_valid{false};  // false after R_ref or w_ref changed
+        bool maps_valid{false};   // false after R_ref or w_ref changed
+        bool omega_valid{false};  // Omega computed for the maps above
         // Momenta eliminated: the bits of (x', g'), (g, beta, gamma), (beta', gamma') and c
         // after the last elimination (repeated only when one of them changed).
         std::array<double, 21> elim_at{};
@@ -171,8 +172,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     }
     /// Node states and rotation maps of every node at the current y, y' (unless known clean).
     void ComputeStates() const;
-    /// Node i's state and maps; the maps only when g, g' or the reference changed.
-    void UpdateNodeState(size_t i) const;
+    /// Node i's state and maps; the maps only when g, g' or the reference changed, Omega (the
+    /// Jacobian's) only when `omega`.
+    void UpdateNodeState(size_t i, bool omega = false) const;
     /// Momenta eliminated: beta = m x' + w x S, gamma = S x x' + J w from node i's state,
     /// beta', gamma' from the integration formula with y - c y' kept (after UpdateNodeState).
     void EliminateMomenta(size_t i, double c);
