@@ -34,10 +34,12 @@ void Body::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const FrameState& n = *ctx.node[0];
     const Vec3& g = ctx.gravity;
     const Vec3 Rs = n.R * inertia_.s;
-    out.f.segment<3>(0) = inertia_.m * g;                                  // eq. (4)
-    out.f.segment<3>(3) = Rs.cross(g);                                     // eq. (5)
-    if (out.want_jacobian) out.K.block<3, 3>(3, 3) = -Skew(g) * Skew(Rs);  // eq. (6)
-    out.k_blocks = ElementBlock::Pair(0, 0);  // one node, no twist dependence
+    out.f.segment<3>(0) = inertia_.m * g;  // eq. (4)
+    out.f.segment<3>(3) = Rs.cross(g);     // eq. (5)
+    // eq. (6); zero for a body centred on its node (s = 0): then no block is declared.
+    const bool offset = !inertia_.s.isZero(0.0);
+    if (out.want_jacobian && offset) out.K.block<3, 3>(3, 3) = -Skew(g) * Skew(Rs);
+    out.k_blocks = offset ? ElementBlock::Pair(0, 0) : 0u;  // no twist dependence
     out.c_blocks = 0;
 }
 
