@@ -450,15 +450,24 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     const FrameState& s = states_[i];
     const Vec3 beta = y_.segment<3>(o + 6);
     const Mat3& J = nd.J;
-    const Mat3 Sx = Skew(nd.S);
-    const Mat3 SxG = Sx * nd.G, JG = J * nd.G;
-    // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu.
+    const Mat3 JG = J * nd.G;
+    // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu. The first-moment terms
+    // (S = R s) vanish for a node at its centre of mass (s = 0, fixed at set-up).
     Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
-    Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();              // (3) x'
-    Jmu1.rightCols<3>() = SxG + c * (Sx * nd.Omega + Skew(s.w) * SxG);  // (3) g', g
-    Jmu2.leftCols<3>() = -Sx;                                           // (4) x'
-    Jmu2.rightCols<3>() = -JG + c * (-Skew(s.v) * SxG + Skew(J * s.w) * nd.G -
-                                     J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+    Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();  // (3) x'
+    if (nd.inertia.s.isZero(0.0)) {
+        Jmu1.rightCols<3>().setZero();
+        Jmu2.leftCols<3>().setZero();
+        Jmu2.rightCols<3>() =
+            -JG + c * (Skew(J * s.w) * nd.G - J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+    } else {
+        const Mat3 Sx = Skew(nd.S);
+        const Mat3 SxG = Sx * nd.G;
+        Jmu1.rightCols<3>() = SxG + c * (Sx * nd.Omega + Skew(s.w) * SxG);  // (3) g', g
+        Jmu2.leftCols<3>() = -Sx;                                           // (4) x'
+        Jmu2.rightCols<3>() = -JG + c * (-Skew(s.v) * SxG + Skew(J * s.w) * nd.G -
+                                         J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+    }
     if (!eliminate_) {
         const Mat3 I = Mat3::Identity();
         Eigen::Matrix<double, 12, 12> B = Eigen::Matrix<double, 12, 12>::Zero();
