@@ -119,6 +119,14 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
             throw RunError("element " + std::to_string(elems[e]->label()) +
                            " exceeds the block size");
         elements_[e].m = m;
+        const auto& en = elems[e]->nodes();
+        elements_[e].k = static_cast<int>(en.size());
+        for (size_t a = 0; a < en.size(); ++a) {
+            const NodeData& na = nodes_[en[a]];
+            elements_[e].node[a] = en[a];
+            elements_[e].node_row[a] = na.row;
+            elements_[e].scaled[a] = RowFactor(na, 2.0) != 1.0;
+        }
         for (int j = 0; j < m; ++j)
             if (elems[e]->row_level(j) == ConstraintLevel::kVelocity)
                 elements_[e].velocity_rows |= 1u << j;
@@ -355,7 +363,7 @@ void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) 
     const Element& el = *model_.elements()[e];
     ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e),
                        model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
-    block.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, jacobian);
+    block.Reset(elements_[e].k, elements_[e].m, jacobian);
     el.Evaluate(ctx, block);
 }
 
@@ -428,13 +436,9 @@ void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
 // Element e's forces and constraint rows (5) added to r from its evaluated block.
 void CgrFormulation::ElementResidual(int e, const ElementBlock& b, double c,
                                      Eigen::VectorXd& r) const {
-    const auto& elems = model_.elements();
-    const auto& en = elems[e]->nodes();
-    for (size_t a = 0; a < en.size(); ++a) {
-        const NodeData& na = nodes_[en[a]];
-        r.segment<6>(na.row) += RowFactor(na, c) * b.f.segment<6>(6 * a);
-    }
     const ElementData& ed = elements_[e];
+    for (int a = 0; a < ed.k; ++a)
+        r.segment<6>(ed.node_row[a]) += ElementRowFactor(ed, a, c) * b.f.segment<6>(6 * a);
     for (int j = 0; j < ed.m; ++j) r[ed.mult_row + j] = -RowScale(ed, j, c) * b.phi[j];  // (5)
 }
 
@@ -506,15 +510,13 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
 
 // Element e's blocks mapped to (x', g') columns, added to J from its evaluated block.
 void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, double* values) const {
-    const auto& elems = model_.elements();
-    const auto& en = elems[e]->nodes();
-    const int k = static_cast<int>(en.size());
     const ElementData& ed = elements_[e];
+    const int k = ed.k;
     const int* slots = ed.slots.data();
     const int ld = static_cast<int>(b.K.rows());
     Mat6 blk, Kb, Cb;
     for (int a = 0; a < k; ++a) {
-        const double rs = RowFactor(nodes_[en[a]], c);  // rows of node a
+        const double rs = ElementRowFactor(ed, a, c);  // rows of node a
         for (int bb = 0; bb < k; ++bb) {
             // An all-zero block (most of them: e.g. a hinge couples its nodes only through
             // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
@@ -528,12 +530,12 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
                 !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
             if (k_zero && c_zero) continue;
             if (!HasPairBlock(ed, a, bb))
-                throw RunError("element " + std::to_string(elems[e]->label()) +
+                throw RunError("element " + std::to_string(model_.elements()[e]->label()) +
                                " wrote a Jacobian block between its nodes " +
                                std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
                                " that it did not declare at set-up (ElementBlock::" +
                                "k_blocks/c_blocks must not depend on the state)");
-            const NodeData& nb = nodes_[en[bb]];
+            const NodeData& nb = nodes_[ed.node[bb]];
             Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
             if (c_zero) {
                 blk.leftCols<3>() = -(c * Kb.leftCols<3>());
@@ -552,7 +554,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     if (ed.m == 0) return;
     const int* lslots = slots + k * k * 6;
     for (int a = 0; a < k; ++a) {
-        const double rs = RowFactor(nodes_[en[a]], c);
+        const double rs = ElementRowFactor(ed, a, c);
         for (int j = 0; j < ed.m; ++j) {
             double* v = values + lslots[a * ed.m + j];
             const double* l = b.L.data() + j * b.L.rows() + 6 * a;
@@ -572,7 +574,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
         using MatR6 = Eigen::Matrix<double, R, 6, 0, kMax, 6>;
         MatR6 cb(m, 6), Pq(m, 6), Pv(m, 6);
         for (int bb = 0; bb < k; ++bb) {
-            const NodeData& nb = nodes_[en[bb]];
+            const NodeData& nb = nodes_[ed.node[bb]];
             Pq = b.phi_q.block(0, 6 * bb, m, 6);
             if (pv_zero) {
                 cb.leftCols(3) = -(c * Pq.leftCols(3));

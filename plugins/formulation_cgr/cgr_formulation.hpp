@@ -131,7 +131,17 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
         std::uint32_t pairs{~0u};   // node-pair blocks of K, C it may write (ElementBlock::Pair)
         std::vector<int> slots;     // see BuildPattern()
+        // The element's nodes and, per node, its Newton row and whether its rows are scaled
+        // by c (RowFactor): kept here so that the element passes need not reach the Element
+        // object or the nodes' NodeData for them.
+        int k{0};
+        std::array<int, ElementBlock::kMaxNodes> node{}, node_row{};
+        std::array<bool, ElementBlock::kMaxNodes> scaled{};
     };
+    /// RowFactor of element node a.
+    static double ElementRowFactor(const ElementData& ed, int a, double c) {
+        return ed.scaled[a] ? c : 1.0;
+    }
     struct PastPoint {
         Mat3 R;
         Vec3 w;
