@@ -409,7 +409,7 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
 
 // Node i's rows of r: state and inertia terms (1)-(4) of a dynamic node (with the momenta
 // eliminated: (1), (2) at the momenta of the unknowns, rows (3), (4) hold exactly); a static
-// node's rows start at zero. After UpdateNodeState(i).
+// node's rows start at zero. After UpdateNodeState(i) (and EliminateMomenta(i)).
 void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
     const NodeData& nd = nodes_[i];
     const int o = nd.offset, ro = nd.row;
@@ -419,7 +419,6 @@ void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
     }
     const FrameState& s = states_[i];
     if (eliminate_) {
-        EliminateMomenta(i, c);
         const double rs = RowFactor(nd, c);
         const Vec3 beta = y_.segment<3>(o + 6);
         r.segment<3>(ro) = -(rs * yp_.segment<3>(o + 6));                          // (1)
@@ -443,9 +442,9 @@ void CgrFormulation::ElementResidual(int e, const ElementBlock& b, double c,
 }
 
 // Node i's columns of J: zeroed (all rows), then the inertia block of a dynamic node, columns
-// (x', g', beta', gamma') + c d/d(x, g, beta, gamma). After UpdateNodeState(i).
+// (x', g', beta', gamma') + c d/d(x, g, beta, gamma). After UpdateNodeState(i) (and
+// EliminateMomenta(i)).
 void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int* outer) {
-    if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
     const NodeData& nd = nodes_[i];
     const int o = nd.offset, ro = nd.row;
     std::fill(values + outer[ro],
@@ -615,6 +614,7 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
     Parallel([&] {
         ForEachNode([&](size_t i) {
             UpdateNodeState(i, Jm != nullptr);
+            if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
             if (r) NodeResidual(i, c, *r);
             if (Jm) NodeJacobian(i, c, values, outer);
         });
