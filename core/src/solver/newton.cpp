@@ -25,6 +25,12 @@ void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
 }
 
 double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const {
+    if (!worst) {  // one pass when every entry is finite (a finite sum of squares says so)
+        const double sq = v.squaredNorm();
+        if (std::isfinite(sq))
+            return test == ResidualTest::kMinMax ? (v.size() ? v.cwiseAbs().maxCoeff() : 0.0)
+                                                 : std::sqrt(sq);
+    }
     Eigen::Index i = 0;
     double m = v.size() ? v.cwiseAbs().maxCoeff(&i) : 0.0;
     if (worst) *worst = static_cast<int>(i);
@@ -55,14 +61,18 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             system.ResidualAndJacobian(r_, J_);
         else
             system.Residual(r_);
-        int worst = -1;
-        const double rn =
-            Norm(r_,
-                 settings_.residual_test == ResidualTest::kNone ? ResidualTest::kNorm
-                                                                : settings_.residual_test,
-                 &worst);
+        const ResidualTest test = settings_.residual_test == ResidualTest::kNone
+                                      ? ResidualTest::kNorm
+                                      : settings_.residual_test;
+        const double rn = Norm(r_, test, nullptr);
+        // The worst equation, for the messages of a failure only.
+        auto worst_row = [&] {
+            int worst = -1;
+            Norm(r_, test, &worst);
+            res.worst_row = worst;
+            return worst;
+        };
         res.residual = rn;
-        res.worst_row = worst;
         if (rn < 0.5 * best) {
             best = rn;
             stalled = 0;
@@ -70,7 +80,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             ++stalled;
         }
         if (std::isnan(rn)) {
-            res.message = "non-finite residual in " + system.DescribeEquation(worst);
+            res.message = "non-finite residual in " + system.DescribeEquation(worst_row());
             return res;
         }
         // Converged on the residual test, or on the solution-increment test when one is set.
@@ -90,7 +100,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             std::ostringstream os;
             os << "no convergence after " << it << " iterations: residual " << rn << " (tolerance "
                << settings_.residual_tolerance << "), worst equation "
-               << system.DescribeEquation(worst);
+               << system.DescribeEquation(worst_row());
             if (stalled >= 3 && rn <= 10.0 * best)
                 os << "; the residual has not decreased below " << best << " for the last "
                    << stalled
@@ -123,9 +133,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         dx_ = -r_;
         system.ScaleForSolve(dx_);
         linear_->TimedSolve(dx_);
-        int worst_dx = -1;
-        res.solution = Norm(dx_, ResidualTest::kNorm, &worst_dx);
+        res.solution = Norm(dx_, ResidualTest::kNorm, nullptr);
         if (std::isnan(res.solution)) {
+            int worst_dx = -1;
+            Norm(dx_, ResidualTest::kNorm, &worst_dx);
             res.message = "non-finite Newton increment in " + system.DescribeEquation(worst_dx);
             return res;
         }
