@@ -214,6 +214,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void ForEachNode(F&& f) const;
     template <class F>
     void ForEachElementColored(F&& f) const;
+    /// Requests the first cache lines of element e's object (ForEachElementColored).
+    void PrefetchElement(int e) const;
 
     const Model& model_;
     bool rereference_at_prediction_{false};

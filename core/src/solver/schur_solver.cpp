@@ -336,12 +336,17 @@ bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, doub
     double* c = c_.data() + k.cpos;  // C_k, N x M
     const int* cp = cpos_.data() + k.cpos;
     for (int q = 0; q < N * M; ++q) c[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
-    // C_k X_k (a coefficient-based fixed-size product: no blocking, kept in registers)
-    const Eigen::Matrix<double, N, N> cx =
-        Eigen::Map<const Eigen::Matrix<double, N, M>>(c).lazyProduct(
-            Eigen::Map<const Eigen::Matrix<double, M, N>>(x));
-    for (int col = 0; col < k.nc; ++col)
-        for (int r = 0; r < k.nr; ++r) cxo[col * k.nr + r] = cx(r, col);
+    // C_k X_k, column by column into cxo (the used nr x nc part: loops at compile-time trip
+    // counts inlined here; Eigen's fixed-size lazy product was an out-of-line call).
+    for (int col = 0; col < k.nc; ++col) {
+        double acc[N] = {};
+        const double* xc = x + col * M;
+        for (int q = 0; q < M; ++q) {
+            const double xq = xc[q];
+            for (int r = 0; r < N; ++r) acc[r] += c[q * N + r] * xq;
+        }
+        for (int r = 0; r < k.nr; ++r) cxo[col * k.nr + r] = acc[r];
+    }
     return true;
 }
 
