@@ -192,7 +192,9 @@ void CgrFormulation::ReadElementStructure() {
     // declared; a later evaluation writing elsewhere stops the run (Jacobian()).
     ElementBlock& b = scratch_.local();
     for (int e : active_elements_) {
-        EvaluateElement(e, b, true);
+        EvaluateElement(e, b, true, Gravity());
+        elements_[e].k_pairs = b.k_blocks;
+        elements_[e].c_pairs = b.c_blocks;
         elements_[e].pairs = b.k_blocks | b.c_blocks;
     }
 }
@@ -359,11 +361,16 @@ const double* CgrFormulation::multipliers(int element) const {
     return ed.m > 0 ? y_.data() + ed.mult_offset : nullptr;
 }
 
-void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian) const {
+Vec3 CgrFormulation::Gravity() const {
+    return model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+}
+
+void CgrFormulation::EvaluateElement(int e, ElementBlock& block, bool jacobian,
+                                     const Vec3& gravity) const {
     const Element& el = *model_.elements()[e];
-    ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e),
-                       model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
-    block.Reset(elements_[e].k, elements_[e].m, jacobian);
+    ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e], multipliers(e), gravity};
+    const ElementData& ed = elements_[e];
+    block.Reset(ed.k, ed.m, jacobian, ed.k_pairs, ed.c_pairs);
     el.Evaluate(ctx, block);
 }
 
@@ -526,6 +533,9 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     const int k = ed.k;
     const int* slots = ed.slots.data();
     const int ld = static_cast<int>(b.K.rows());
+    // Blocks the element declares now but did not at set-up (ReadElementStructure) were not
+    // zeroed by Reset and may be outside the pattern: refused, whatever their values.
+    const std::uint32_t undeclared = (b.k_blocks & ~ed.k_pairs) | (b.c_blocks & ~ed.c_pairs);
     Mat6 blk, Kb, Cb;
     for (int a = 0; a < k; ++a) {
         const double rs = ElementRowFactor(ed, a, c);  // rows of node a
@@ -534,6 +544,12 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
             // Blocks outside the element's declared structure are not even read.
             const std::uint32_t pair = ElementBlock::Pair(a, bb);
+            if (undeclared & pair)
+                throw RunError("element " + std::to_string(model_.elements()[e]->label()) +
+                               " may write a Jacobian block between its nodes " +
+                               std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
+                               " that it did not declare at set-up (ElementBlock::" +
+                               "k_blocks/c_blocks must not depend on the state)");
             assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
             assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
             const bool k_zero =
@@ -541,12 +557,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             const bool c_zero =
                 !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
             if (k_zero && c_zero) continue;
-            if (!HasPairBlock(ed, a, bb))
-                throw RunError("element " + std::to_string(model_.elements()[e]->label()) +
-                               " wrote a Jacobian block between its nodes " +
-                               std::to_string(a + 1) + " and " + std::to_string(bb + 1) +
-                               " that it did not declare at set-up (ElementBlock::" +
-                               "k_blocks/c_blocks must not depend on the state)");
+            assert(HasPairBlock(ed, a, bb));  // declared at set-up: in the pattern
             const NodeData& nb = nodes_[ed.node[bb]];
             Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
             if (c_zero) {
@@ -624,6 +635,7 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
     double* values = Jm ? Jm->valuePtr() : nullptr;
     const int* outer = Jm ? Jm->outerIndexPtr() : nullptr;
     if (Jm) std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
+    const Vec3 gravity = Gravity();
     Parallel([&] {
         ForEachNode([&](size_t i) {
             UpdateNodeState(i, Jm != nullptr);
@@ -632,7 +644,7 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
             if (Jm) NodeJacobian(i, c, values, outer);
         });
         ForEachElementColored([&](int e, ElementBlock& b) {
-            EvaluateElement(e, b, Jm != nullptr);
+            EvaluateElement(e, b, Jm != nullptr, gravity);
             if (r) ElementResidual(e, b, c, *r);
             if (Jm) ElementJacobian(e, b, c, values);
         });
@@ -785,13 +797,13 @@ Invariants CgrFormulation::ComputeInvariants() const {
     }
     const auto& elems = model_.elements();
     ElementBlock& b = scratch_.local();
+    const Vec3 gravity = Gravity();
     for (size_t e = 0; e < elems.size(); ++e) {
         ElementContext ctx{t_, state_ptrs_.data() + state_ptr_offset_[e],
-                           multipliers(static_cast<int>(e)),
-                           model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero()};
+                           multipliers(static_cast<int>(e)), gravity};
         inv.potential += elems[e]->PotentialEnergy(ctx);
         if (elements_[e].m > 0) {
-            EvaluateElement(static_cast<int>(e), b, false);
+            EvaluateElement(static_cast<int>(e), b, false, gravity);
             for (int j = 0; j < elements_[e].m; ++j)
                 if (elems[e]->row_level(j) == ConstraintLevel::kPosition)
                     inv.constraint_violation =
@@ -845,7 +857,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     // Element loads with lambda = 0 (f is affine in lambda: f = f_app + L lambda).
     ElementBlock b;
     std::vector<double> zero_lambda(ElementBlock::kMaxMultipliers, 0.0);
-    const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
+    const Vec3 grav = Gravity();
     for (size_t e = 0; e < elems.size(); ++e) {
         const Element& el = *elems[e];
         if (!el.HasContribution() && elements_[e].m == 0) continue;

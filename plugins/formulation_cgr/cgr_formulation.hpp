@@ -130,7 +130,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int m{0};
         unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
         std::uint32_t pairs{~0u};   // node-pair blocks of K, C it may write (ElementBlock::Pair)
-        std::vector<int> slots;     // see BuildPattern()
+        std::uint32_t k_pairs{~0u}, c_pairs{~0u};  // ... of K and of C (zeroed by Reset)
+        std::vector<int> slots;                    // see BuildPattern()
         // The element's nodes and, per node, its Newton row and whether its rows are scaled
         // by c (RowFactor): kept here so that the element passes need not reach the Element
         // object or the nodes' NodeData for them.
@@ -196,7 +197,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         nd.maps_valid = false;
         nd.elim_valid = false;
     }
-    void EvaluateElement(int e, ElementBlock& block, bool jacobian) const;
+    /// The gravity field at t_ (zero without a gravity element): evaluated once per pass.
+    Vec3 Gravity() const;
+    void EvaluateElement(int e, ElementBlock& block, bool jacobian, const Vec3& gravity) const;
     // The passes of Residual() and Jacobian() for one node (after UpdateNodeState) and one
     // evaluated element; ResidualAndJacobian() runs both in one pass.
     /// Residual (r), Jacobian (J) or both in one node pass and one element pass.

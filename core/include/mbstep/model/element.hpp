@@ -76,20 +76,41 @@ struct ElementBlock {
     std::uint32_t c_blocks{~0u};
     static constexpr std::uint32_t Pair(int a, int b) { return 1u << (a * kMaxNodes + b); }
 
-    /// Sizes every block for k nodes and m multipliers and sets it to zero.
-    void Reset(int k, int m, bool jacobian) {
+    /// Sizes every block for k nodes and m multipliers and sets it to zero. A caller that knows
+    /// the element's declared node-pair blocks (k_blocks, c_blocks of an earlier evaluation)
+    /// may pass them: K and C are then zeroed only there, and what lies outside is left
+    /// unspecified and must not be read (debug builds zero everything, for their checks).
+    void Reset(int k, int m, bool jacobian, std::uint32_t k_pairs = ~0u,
+               std::uint32_t c_pairs = ~0u) {
         const int n = 6 * k;
         want_jacobian = jacobian;
         k_blocks = c_blocks = ~0u;
         f.setZero(n);
         phi.setZero(m);
         if (jacobian) {
-            K.setZero(n, n);
-            C.setZero(n, n);
+#ifndef NDEBUG
+            k_pairs = c_pairs = ~0u;
+#endif
+            ZeroPairs(K, k, k_pairs);
+            ZeroPairs(C, k, c_pairs);
             L.setZero(n, m);
             phi_q.setZero(m, n);
             phi_v.setZero(m, n);
         }
+    }
+
+  private:
+    static void ZeroPairs(Mat& M, int k, std::uint32_t pairs) {
+        std::uint32_t all = 0;  // the bits of the k x k pairs
+        for (int a = 0; a < k; ++a) all |= ((1u << k) - 1u) << (a * kMaxNodes);
+        if ((pairs & all) == all) {
+            M.setZero(6 * k, 6 * k);
+            return;
+        }
+        M.resize(6 * k, 6 * k);
+        for (int a = 0; a < k; ++a)
+            for (int b = 0; b < k; ++b)
+                if (pairs & Pair(a, b)) M.block<6, 6>(6 * a, 6 * b).setZero();
     }
 };
 
