@@ -536,13 +536,17 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     // Blocks the element declares now but did not at set-up (ReadElementStructure) were not
     // zeroed by Reset and may be outside the pattern: refused, whatever their values.
     const std::uint32_t undeclared = (b.k_blocks & ~ed.k_pairs) | (b.c_blocks & ~ed.c_pairs);
+    // An element that declares its blocks writes something in them (mapped without testing
+    // them for zeros first: adding zeros would not change a bit either); the blocks of one
+    // that does not are tested.
+    const bool k_declared = ed.k_pairs != ~0u, c_declared = ed.c_pairs != ~0u;
     Mat6 blk, Kb, Cb;
     for (int a = 0; a < k; ++a) {
         const double rs = ElementRowFactor(ed, a, c);  // rows of node a
         for (int bb = 0; bb < k; ++bb) {
-            // An all-zero block (most of them: e.g. a hinge couples its nodes only through
-            // the multipliers) would add -0.0 to every entry: skipping it changes no bit.
-            // Blocks outside the element's declared structure are not even read.
+            // An all-zero block (e.g. a hinge couples its nodes only through the multipliers)
+            // would add -0.0 to every entry: skipping it changes no bit. Blocks outside the
+            // element's declared structure are not even read.
             const std::uint32_t pair = ElementBlock::Pair(a, bb);
             if (undeclared & pair)
                 throw RunError("element " + std::to_string(model_.elements()[e]->label()) +
@@ -552,10 +556,10 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
                                "k_blocks/c_blocks must not depend on the state)");
             assert((b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
             assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
-            const bool k_zero =
-                !(b.k_blocks & pair) || AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6);
-            const bool c_zero =
-                !(b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6);
+            const bool k_zero = !(b.k_blocks & pair) ||
+                                (!k_declared && AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
+            const bool c_zero = !(b.c_blocks & pair) ||
+                                (!c_declared && AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
             if (k_zero && c_zero) continue;
             assert(HasPairBlock(ed, a, bb));  // declared at set-up: in the pattern
             const NodeData& nb = nodes_[ed.node[bb]];
