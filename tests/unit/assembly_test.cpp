@@ -1,11 +1,21 @@
-// Element colouring and pattern slots.
+// Element colouring, pattern slots and the element block's reset.
 #include "mbstep/assembly/assembly.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
+#include "mbstep/model/element.hpp"
+
 using namespace mbstep;
+
+namespace {
+#ifdef NDEBUG
+constexpr bool kDebugBuild = false;
+#else
+constexpr bool kDebugBuild = true;
+#endif
+}  // namespace
 
 TEST_CASE("colouring separates elements that share a node") {
     // A chain: element i connects nodes i and i+1; plus a ground element on node 0.
@@ -36,4 +46,49 @@ TEST_CASE("pattern slots address the compressed values") {
     A.valuePtr()[s] = 7.0;
     CHECK(A.coeff(4, 1) == 7.0);
     CHECK_THROWS(PatternSlot(A, 5, 5));
+}
+
+TEST_CASE("ElementBlock::Reset zeroes the declared node-pair blocks") {
+    ElementBlock b;
+    const auto fill = [&b] {
+        b.K.setConstant(18, 18, 7.0);
+        b.C.setConstant(18, 18, 7.0);
+    };
+    const auto block_zero = [](const ElementBlock::Mat& m, int a, int c) {
+        return m.block<6, 6>(6 * a, 6 * c).isZero(0.0);
+    };
+    // Every block (the default, and a declaration naming every pair of the element's nodes).
+    const std::uint32_t all3 =
+        0x7u | 0x7u << ElementBlock::kMaxNodes | 0x7u << (2 * ElementBlock::kMaxNodes);
+    for (std::uint32_t pairs : {~0u, all3}) {
+        fill();
+        b.Reset(3, 2, true, pairs, pairs);
+        CHECK(b.K.rows() == 18);
+        CHECK(b.K.isZero(0.0));
+        CHECK(b.C.isZero(0.0));
+    }
+    // K on the diagonal pairs and (0, 2), C on (1, 0) only: those are zero, the rest is not
+    // touched in release builds (debug builds zero everything for their checks).
+    fill();
+    const std::uint32_t kp = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1) |
+                             ElementBlock::Pair(2, 2) | ElementBlock::Pair(0, 2);
+    const std::uint32_t cp = ElementBlock::Pair(1, 0);
+    b.Reset(3, 2, true, kp, cp);
+    CHECK(b.K.rows() == 18);
+    CHECK(b.C.cols() == 18);
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c) {
+            const std::uint32_t p = ElementBlock::Pair(a, c);
+            CHECK(block_zero(b.K, a, c) == ((kp & p) != 0 || kDebugBuild));
+            CHECK(block_zero(b.C, a, c) == ((cp & p) != 0 || kDebugBuild));
+        }
+    CHECK(b.L.rows() == 18);
+    CHECK(b.L.isZero(0.0));
+    CHECK(b.phi_q.isZero(0.0));
+    // Without the Jacobian only f and phi are sized and zeroed.
+    b.f.setConstant(18, 1.0);
+    b.Reset(2, 1, false, kp, cp);
+    CHECK(b.f.size() == 12);
+    CHECK(b.f.isZero(0.0));
+    CHECK(b.phi.size() == 1);
 }
