@@ -98,6 +98,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         nd.row = row;
         nd.dynamic = mnodes[i].kind == NodeKind::kDynamic;
         nd.inertia = inertia[i];
+        nd.inertia_diagonal = inertia[i].J.isDiagonal(0.0);
         if (nd.dynamic && inertia[i].m <= 0.0)
             throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
                            " has no mass: attach a body or make it static");
@@ -307,7 +308,11 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         s.w = nd.G * gp + nd.Rg * nd.w_ref;
         if (nd.dynamic) {
             nd.S = s.R * nd.inertia.s;
-            nd.J = s.R * nd.inertia.J * s.R.transpose();
+            // Principal axes (the usual body input): R J_n by column scaling, the same values.
+            if (nd.inertia_diagonal)
+                nd.J = (s.R * nd.inertia.J.diagonal().asDiagonal()) * s.R.transpose();
+            else
+                nd.J = s.R * nd.inertia.J * s.R.transpose();
         }
         std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
         std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
@@ -478,7 +483,8 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     // (S = R s) vanish for a node at its centre of mass (s = 0, fixed at set-up).
     Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
     Jmu1.leftCols<3>() = -nd.inertia.m * Mat3::Identity();  // (3) x'
-    if (nd.inertia.s.isZero(0.0)) {
+    const bool centred = nd.inertia.s.isZero(0.0);
+    if (centred) {
         Jmu1.rightCols<3>().setZero();
         Jmu2.leftCols<3>().setZero();
         Jmu2.rightCols<3>() =
@@ -515,7 +521,13 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     // momentum columns is c I: J_uu - J_um J_mu / c with J_um = [-I, 0; -c v~, -I]
     // (rows (1), (2)), J_uu = [0; beta~, 0]; rows times RowFactor.
     Mat6 Bu;
-    if (scale_rows_) {
+    if (scale_rows_ && centred) {
+        // Jmu1 = [-m I, 0], Jmu2 = [0, *]: the product with v~ reduces to -m v~ (the same
+        // values as the general line below).
+        Bu.topRows<3>() = Jmu1;
+        Bu.block<3, 3>(3, 0) = (c * Skew(s.v)) * -nd.inertia.m + c * Skew(beta);
+        Bu.block<3, 3>(3, 3) = Jmu2.rightCols<3>();
+    } else if (scale_rows_) {
         Bu.topRows<3>() = Jmu1;
         Bu.bottomRows<3>() = c * (Skew(s.v) * Jmu1) + Jmu2;
         Bu.block<3, 3>(3, 0) += c * Skew(beta);

@@ -104,7 +104,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int offset{0};  // of x in y, y'
         int row{0};     // Newton index of x' (= offset unless the momenta are eliminated)
         bool dynamic{false};
-        NodeInertia inertia;  // node frame
+        NodeInertia inertia;           // node frame
+        bool inertia_diagonal{false};  // J_n diagonal (node axes are principal axes)
         Mat3 R_ref{Mat3::Identity()};
         Vec3 w_ref{Vec3::Zero()};
         // Per evaluation (after UpdateNodeState): maps of the rotation parameters and the
