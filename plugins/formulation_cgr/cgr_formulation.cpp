@@ -411,7 +411,7 @@ template <class F>
 void CgrFormulation::ForEachElementColored(F&& f) const {
     // Each element object is a separate heap allocation that the hardware prefetcher cannot
     // follow: its first cache lines are requested kAhead elements early.
-    constexpr size_t kAhead = 4;
+    constexpr size_t kAhead = 8;
     if (threads_ <= 1) {
         ElementBlock& block = scratch_.local();  // one thread-local lookup per pass
         for (const auto& color : colors_)
