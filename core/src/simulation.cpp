@@ -100,19 +100,30 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     return os.str();
 }
 
-/// Element::AfterConvergence for the elements that ask for it, with the formulation's current
+/// The elements whose AfterConvergence does anything (Element::NeedsConvergedState), listed
+/// once instead of asking every element object after every step.
+std::vector<int> ElementsNeedingConvergedState(const Model& model) {
+    std::vector<int> list;
+    const auto& elems = model.elements();
+    for (size_t e = 0; e < elems.size(); ++e)
+        if (elems[e]->NeedsConvergedState()) list.push_back(static_cast<int>(e));
+    return list;
+}
+
+/// Element::AfterConvergence for the elements in `notify`, with the formulation's current
 /// (converged) node states and multipliers. Returns the multipliers it passed, concatenated
 /// (empty if no element asks).
-std::vector<double> NotifyConverged(Model& model, const Formulation& f, double t) {
+std::vector<double> NotifyConverged(Model& model, const std::vector<int>& notify,
+                                    const Formulation& f, double t) {
+    if (notify.empty()) return {};
     const auto& states = f.node_states();
     const auto& elems = model.elements();
     std::vector<const FrameState*> ptr;
     std::vector<double> passed;
-    for (size_t e = 0; e < elems.size(); ++e) {
-        if (!elems[e]->NeedsConvergedState()) continue;
+    for (int e : notify) {
         ptr.clear();
         for (int k : elems[e]->nodes()) ptr.push_back(&states[k]);
-        const double* lambda = f.multipliers(static_cast<int>(e));
+        const double* lambda = f.multipliers(e);
         const ElementContext ctx{t, ptr.data(), lambda,
                                  model.gravity() ? model.gravity()->At(t) : Vec3::Zero()};
         elems[e]->AfterConvergence(ctx);
@@ -128,10 +139,11 @@ std::vector<double> NotifyConverged(Model& model, const Formulation& f, double t
 /// agree to 1e-12 (relative), at most 100 times; a fixed point of N = N(friction(N)).
 void ConsistentElementState(Model& model, const Formulation& f, double t0,
                             const std::function<void()>& solve) {
-    std::vector<double> prev = NotifyConverged(model, f, t0);
+    const std::vector<int> notify = ElementsNeedingConvergedState(model);
+    std::vector<double> prev = NotifyConverged(model, notify, f, t0);
     for (int i = 0; i < 100 && !prev.empty(); ++i) {
         solve();
-        const std::vector<double> next = NotifyConverged(model, f, t0);
+        const std::vector<double> next = NotifyConverged(model, notify, f, t0);
         double d = 0.0, m = 0.0;
         for (size_t k = 0; k < next.size() && k < prev.size(); ++k) {
             d = std::max(d, std::abs(next[k] - prev[k]));
@@ -240,6 +252,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     double last_error = 0.0;
     summary.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::vector<int> notify = ElementsNeedingConvergedState(deck.model);
     while (t < tf - 1e-9 * h) {
         if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
         if (adaptive) {  // the proposal after the last accepted step, clipped to tf
@@ -289,7 +302,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         const bool output = (step % std::max(1, rs.output_every)) == 0;
         if (out) out->WriteStep(step, t, h, st, output, *formulation);
         if (options.on_step) options.on_step(t, *formulation);
-        NotifyConverged(deck.model, *formulation, t);
+        NotifyConverged(deck.model, notify, *formulation, t);
         progress.Update(t);
     }
     progress.Done();

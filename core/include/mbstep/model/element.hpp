@@ -177,7 +177,8 @@ class Element {
     /// then treats them as constants. State saved here is the only mutable state of an
     /// element; runs that bypass Run see none of it (e.g. friction with a zero normal force).
     virtual void AfterConvergence(const ElementContext& /*ctx*/) {}
-    /// True if AfterConvergence does anything (the run loop calls only these elements).
+    /// True if AfterConvergence does anything (the run loop calls only these elements; it asks
+    /// once, before the first step: part of the element's structure).
     virtual bool NeedsConvergedState() const { return false; }
 
   protected:
