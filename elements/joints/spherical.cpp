@@ -26,18 +26,22 @@ void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const Joi
     }
     if (!out.want_jacobian) return;
 
-    // eq. (3)
+    // eq. (3), (6) (fixed-size blocks and rotation.hpp's coefficient-wise products: the same
+    // values as the Eigen expressions, without dynamic-size loops and store-forwarding stalls)
+    const Vec3 l3 = l;
     out.phi_q.block<3, 3>(row0, 0) = Mat3::Identity();
     out.phi_q.block<3, 3>(row0, 3) = -Skew(pa);
-    out.K.block<3, 3>(3, 3) += Skew(l) * Skew(pa);  // eq. (6)
+    out.K.block<3, 3>(3, 3) += SkewSkew(l3, pa);
+    // eq. (5): L = -phi_q^T, block by block
+    out.L.block<3, 3>(0, row0) = -Mat3::Identity();
+    out.L.block<3, 3>(3, row0) = Skew(pa).transpose();
     if (nb) {
         out.phi_q.block<3, 3>(row0, 6) = -Mat3::Identity();
         out.phi_q.block<3, 3>(row0, 9) = Skew(pb);
-        out.K.block<3, 3>(9, 9) -= Skew(l) * Skew(pb);
+        out.K.block<3, 3>(9, 9) -= SkewSkew(l3, pb);
+        out.L.block<3, 3>(6, row0) = Mat3::Identity();
+        out.L.block<3, 3>(9, row0) = -Skew(pb).transpose();
     }
-    // eq. (5)
-    const int n = static_cast<int>(out.f.size());
-    out.L.block(0, row0, n, 3) = -out.phi_q.block(row0, 0, 3, n).transpose();
 }
 
 SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b)
@@ -52,6 +56,7 @@ void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
                           out);
     // Each node's moment depends on its own rotation only (eq. (6)); nothing on the twists.
     out.k_blocks = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1);
+    out.k_quadrants = ElementBlock::Quadrant(1, 1);
     out.c_blocks = 0;
 }
 

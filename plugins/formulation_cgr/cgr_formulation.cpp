@@ -197,6 +197,8 @@ void CgrFormulation::ReadElementStructure() {
         elements_[e].k_pairs = b.k_blocks;
         elements_[e].c_pairs = b.c_blocks;
         elements_[e].pairs = b.k_blocks | b.c_blocks;
+        elements_[e].k_quadrants = b.k_quadrants;
+        elements_[e].c_quadrants = b.c_quadrants;
     }
 }
 
@@ -302,17 +304,20 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
     const Vec3 gp = yp_.segment<3>(nd.offset + 3);
     if (!nd.maps_valid || std::memcmp(g_bits, nd.at.data(), 3 * sizeof(double)) != 0 ||
         std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) != 0) {
+        // (rotation.hpp's coefficient-wise 3x3 products: the values of the Eigen expressions
+        // Rg R_ref, G g' + Rg w_ref, R s, (R J_n) R^T without their store-forwarding stalls.)
         nd.Rg = CgrRotation(g);
         nd.G = CgrG(g);
-        s.R = nd.Rg * nd.R_ref;
-        s.w = nd.G * gp + nd.Rg * nd.w_ref;
+        Mul3(nd.Rg, nd.R_ref, s.R);
+        s.w = Mul3(nd.G, gp) + Mul3(nd.Rg, nd.w_ref);
         if (nd.dynamic) {
-            nd.S = s.R * nd.inertia.s;
+            nd.S = Mul3(s.R, nd.inertia.s);
             // Principal axes (the usual body input): R J_n by column scaling, the same values.
-            if (nd.inertia_diagonal)
-                nd.J = (s.R * nd.inertia.J.diagonal().asDiagonal()) * s.R.transpose();
-            else
+            if (nd.inertia_diagonal) {
+                nd.J = RotateDiagonal(s.R, nd.inertia.J);
+            } else {
                 nd.J = s.R * nd.inertia.J * s.R.transpose();
+            }
         }
         std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
         std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
@@ -320,7 +325,7 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         nd.omega_valid = false;
     }
     if (omega && !nd.omega_valid) {
-        nd.Omega = CgrGTimesDerivative(g, gp) - Skew(Vec3(nd.Rg * nd.w_ref)) * nd.G;
+        nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Mul3(nd.Rg, nd.w_ref), nd.G);
         nd.omega_valid = true;
     }
 }
@@ -339,7 +344,7 @@ void CgrFormulation::EliminateMomenta(size_t i, double c) {
         return;
     const FrameState& s = states_[i];
     Eigen::Matrix<double, 6, 1> p;
-    p << nd.inertia.m * s.v + s.w.cross(nd.S), nd.S.cross(s.v) + nd.J * s.w;
+    p << nd.inertia.m * s.v + s.w.cross(nd.S), nd.S.cross(s.v) + Mul3(nd.J, s.w);
     const Eigen::Matrix<double, 6, 1> history = y_.segment<6>(o + 6) - c * yp_.segment<6>(o + 6);
     y_.segment<6>(o + 6) = p;
     yp_.segment<6>(o + 6) = (p - history) / c;
@@ -478,7 +483,8 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     const FrameState& s = states_[i];
     const Vec3 beta = y_.segment<3>(o + 6);
     const Mat3& J = nd.J;
-    const Mat3 JG = J * nd.G;
+    Mat3 JG;
+    Mul3(J, nd.G, JG);
     // Rows (3), (4) in the columns (x', g') + c d/d(x, g): J_mu. The first-moment terms
     // (S = R s) vanish for a node at its centre of mass (s = 0, fixed at set-up).
     Eigen::Matrix<double, 3, 6> Jmu1, Jmu2;
@@ -487,8 +493,11 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     if (centred) {
         Jmu1.rightCols<3>().setZero();
         Jmu2.leftCols<3>().setZero();
-        Jmu2.rightCols<3>() =
-            -JG + c * (Skew(J * s.w) * nd.G - J * Skew(s.w) * nd.G - J * nd.Omega);  // (4)
+        // -JG + c (skew(J w) G - J skew(w) G - J Omega) (4), with rotation.hpp's products
+        Mat3 JwxG, JOmega;
+        Mul3(J * Skew(s.w), nd.G, JwxG);
+        Mul3(J, nd.Omega, JOmega);
+        Jmu2.rightCols<3>() = -JG + c * (SkewMul3(Mul3(J, s.w), nd.G) - JwxG - JOmega);
     } else {
         const Mat3 Sx = Skew(nd.S);
         const Mat3 SxG = Sx * nd.G;
@@ -539,6 +548,41 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
     AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
 }
 
+// ElementJacobian's mapping of one node-pair block quadrant by quadrant, for an element that
+// declares some quadrants zero (ElementBlock::k_quadrants): kq, cq are the quadrants of K and C
+// to map (0: none). The same operations per entry as the 6x6 mapping in ElementJacobian.
+void CgrFormulation::QuadrantJacobian(const ElementBlock& b, int a, int bb, unsigned kq,
+                                      unsigned cq, const NodeData& nb, double c, double rs,
+                                      const int* slots, double* values) {
+    for (int qr = 0; qr < 2; ++qr)
+        for (int qc = 0; qc < 2; ++qc) {
+            const unsigned bit = ElementBlock::Quadrant(qr, qc);
+            const bool kz = !(kq & bit), cz = !(cq & bit);
+            assert(!kz ||
+                   AllZero(b.K.data(), int(b.K.rows()), 6 * a + 3 * qr, 6 * bb + 3 * qc, 3, 3));
+            assert(!cz ||
+                   AllZero(b.C.data(), int(b.C.rows()), 6 * a + 3 * qr, 6 * bb + 3 * qc, 3, 3));
+            if (kz && cz) continue;
+            // (Blocks of a pair that K or C does not write are not zeroed by Reset: not read.)
+            Mat3 Kq = Mat3::Zero(), Cq = Mat3::Zero(), q;
+            if (!kz) Kq = b.K.block<3, 3>(6 * a + 3 * qr, 6 * bb + 3 * qc);
+            if (!cz) Cq = b.C.block<3, 3>(6 * a + 3 * qr, 6 * bb + 3 * qc);
+            if (qc == 0)
+                q = kz ? Mat3(-Cq) : cz ? Mat3(-(c * Kq)) : Mat3(-(Cq + c * Kq));
+            else if (kz)
+                q = -(Cq * nb.G + c * (Cq * nb.Omega));
+            else if (cz)
+                q = -(c * (Kq * nb.G));
+            else
+                q = -(Cq * nb.G + c * (Kq * nb.G + Cq * nb.Omega));
+            if (rs != 1.0) q *= rs;
+            for (int j = 0; j < 3; ++j) {
+                double* v = values + slots[3 * qc + j] + 3 * qr;
+                for (int i = 0; i < 3; ++i) v[i] += q(i, j);
+            }
+        }
+}
+
 // Element e's blocks mapped to (x', g') columns, added to J from its evaluated block.
 void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, double* values) const {
     const ElementData& ed = elements_[e];
@@ -548,6 +592,13 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     // Blocks the element declares now but did not at set-up (ReadElementStructure) were not
     // zeroed by Reset and may be outside the pattern: refused, whatever their values.
     const std::uint32_t undeclared = (b.k_blocks & ~ed.k_pairs) | (b.c_blocks & ~ed.c_pairs);
+    if ((b.k_quadrants & ~ed.k_quadrants) || (b.c_quadrants & ~ed.c_quadrants))
+        throw RunError("element " + std::to_string(model_.elements()[e]->label()) +
+                       " may write Jacobian quadrants that it did not declare at set-up " +
+                       "(ElementBlock::k_quadrants/c_quadrants must not depend on the state)");
+    // Quadrants outside the declaration are skipped (a spherical joint's blocks have only
+    // moment x rotation terms): the full 6x6 mapping below when all four may be non-zero.
+    const bool all_quadrants = (b.k_quadrants & b.c_quadrants) == ElementBlock::kAllQuadrants;
     // An element that declares its blocks writes something in them (mapped without testing
     // them for zeros first: adding zeros would not change a bit either); the blocks of one
     // that does not are tested.
@@ -575,6 +626,11 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             if (k_zero && c_zero) continue;
             assert(HasPairBlock(ed, a, bb));  // declared at set-up: in the pattern
             const NodeData& nb = nodes_[ed.node[bb]];
+            if (!all_quadrants) {
+                QuadrantJacobian(b, a, bb, k_zero ? 0 : b.k_quadrants, c_zero ? 0 : b.c_quadrants,
+                                 nb, c, rs, slots + (a * k + bb) * 6, values);
+                continue;
+            }
             Kb = b.K.block<6, 6>(6 * a, 6 * bb);  // fixed-size copies: unrolled products
             if (c_zero) {
                 blk.leftCols<3>() = -(c * Kb.leftCols<3>());

@@ -132,7 +132,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         unsigned velocity_rows{0};  // bit j: row j is a velocity-level constraint (scale 1)
         std::uint32_t pairs{~0u};   // node-pair blocks of K, C it may write (ElementBlock::Pair)
         std::uint32_t k_pairs{~0u}, c_pairs{~0u};  // ... of K and of C (zeroed by Reset)
-        std::vector<int> slots;                    // see BuildPattern()
+        std::uint8_t k_quadrants{ElementBlock::kAllQuadrants};  // ElementBlock::k_quadrants
+        std::uint8_t c_quadrants{ElementBlock::kAllQuadrants};
+        std::vector<int> slots;  // see BuildPattern()
         // The element's nodes and, per node, its Newton row and whether its rows are scaled
         // by c (RowFactor): kept here so that the element passes need not reach the Element
         // object or the nodes' NodeData for them.
@@ -209,6 +211,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void ElementResidual(int e, const ElementBlock& b, double c, Eigen::VectorXd& r) const;
     void NodeJacobian(size_t i, double c, double* values, const int* outer);
     void ElementJacobian(int e, const ElementBlock& b, double c, double* values) const;
+    static void QuadrantJacobian(const ElementBlock& b, int a, int bb, unsigned kq, unsigned cq,
+                                 const NodeData& nb, double c, double rs, const int* slots,
+                                 double* values);
     /// Runs f in the formulation's arena (threads_ > 1) or directly. ForEachNode and
     /// ForEachElementColored are parallel inside it; every pass writes disjoint data, so the
     /// results do not depend on the number of threads.

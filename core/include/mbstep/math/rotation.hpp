@@ -30,15 +30,100 @@ inline Vec3 Axial(const Mat3& m) {
     return 0.5 * Vec3(m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1));
 }
 
-/// (1)
-inline Mat3 CgrRotation(const Vec3& g) {
-    const Mat3 gx = Skew(g);
-    return Mat3::Identity() + (4.0 / (4.0 + g.squaredNorm())) * (gx + 0.5 * gx * gx);
+// The 3x3 maps below are written coefficient by coefficient. Eigen's SSE2 code for 3x3
+// column-major products stores two-row halves of columns and reloads pairs that straddle them
+// (store-forwarding stalls: a quarter of the cgr assembly was spent there). The operations per
+// coefficient are those of the Eigen expressions in the comments, in the same order, so the
+// values do not move (structural zeros of skew matrices dropped, which changes no value; Eigen's
+// SSE2 products sum rows 0 and 1 as (p0 + p1) + p2 and row 2, its scalar tail, as
+// p0 + (p1 + p2)): tests/unit/rotation_test.cpp compares them with the Eigen expressions.
+
+/// r = a b (r must not alias a or b).
+inline void Mul3(const Mat3& a, const Mat3& b, Mat3& r) {
+    for (int j = 0; j < 3; ++j) {
+        r(0, j) = a(0, 0) * b(0, j) + a(0, 1) * b(1, j) + a(0, 2) * b(2, j);
+        r(1, j) = a(1, 0) * b(0, j) + a(1, 1) * b(1, j) + a(1, 2) * b(2, j);
+        r(2, j) = a(2, 0) * b(0, j) + (a(2, 1) * b(1, j) + a(2, 2) * b(2, j));
+    }
 }
 
-/// (2)
+/// a v
+inline Vec3 Mul3(const Mat3& a, const Vec3& v) {
+    return Vec3(a(0, 0) * v[0] + a(0, 1) * v[1] + a(0, 2) * v[2],
+                a(1, 0) * v[0] + a(1, 1) * v[1] + a(1, 2) * v[2],
+                a(2, 0) * v[0] + (a(2, 1) * v[1] + a(2, 2) * v[2]));
+}
+
+/// R diag(J) R^T for a diagonal J: the values of Eigen's (R * J.diagonal().asDiagonal()) *
+/// R.transpose() (whose diagonal view has no packet access: every coefficient is summed as
+/// p0 + (p1 + p2)).
+inline Mat3 RotateDiagonal(const Mat3& R, const Mat3& J) {
+    const double d0 = J(0, 0), d1 = J(1, 1), d2 = J(2, 2);
+    Mat3 r;
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i)
+            r(i, j) = R(i, 0) * d0 * R(j, 0) + (R(i, 1) * d1 * R(j, 1) + R(i, 2) * d2 * R(j, 2));
+    return r;
+}
+
+/// skew(u) b
+inline Mat3 SkewMul3(const Vec3& u, const Mat3& b) {
+    Mat3 r;
+    for (int j = 0; j < 3; ++j) {
+        r(0, j) = -u[2] * b(1, j) + u[1] * b(2, j);
+        r(1, j) = u[2] * b(0, j) + -u[0] * b(2, j);
+        r(2, j) = -u[1] * b(0, j) + u[0] * b(1, j);
+    }
+    return r;
+}
+
+/// skew(u) skew(v): each coefficient has at most two non-zero terms, so its value does not
+/// depend on the order of the sum.
+inline Mat3 SkewSkew(const Vec3& u, const Vec3& v) {
+    Mat3 r;
+    r(0, 0) = -u[2] * v[2] + u[1] * -v[1];
+    r(1, 1) = u[2] * -v[2] + -u[0] * v[0];
+    r(2, 2) = -u[1] * v[1] + u[0] * -v[0];
+    r(0, 1) = u[1] * v[0];
+    r(0, 2) = -u[2] * -v[0];
+    r(1, 0) = -u[0] * -v[1];
+    r(1, 2) = u[2] * v[1];
+    r(2, 0) = u[0] * v[2];
+    r(2, 1) = -u[1] * -v[2];
+    return r;
+}
+
+/// (1): I + c (skew(g) + (1/2 skew(g)) skew(g)), c = 4/(4 + g.g).
+inline Mat3 CgrRotation(const Vec3& g) {
+    const double c = 4.0 / (4.0 + g.squaredNorm());
+    const double x = g[0], y = g[1], z = g[2];
+    const double hx = 0.5 * x, hy = 0.5 * y, hz = 0.5 * z;
+    Mat3 R;
+    R(0, 0) = 1.0 + c * (-(hz * z) - hy * y);
+    R(1, 1) = 1.0 + c * (-(hz * z) - hx * x);
+    R(2, 2) = 1.0 + c * (-(hy * y) - hx * x);
+    R(0, 1) = c * (-z + hy * x);
+    R(0, 2) = c * (y + hz * x);
+    R(1, 0) = c * (z + hx * y);
+    R(1, 2) = c * (-x + hz * y);
+    R(2, 0) = c * (-y + hx * z);
+    R(2, 1) = c * (x + hy * z);
+    return R;
+}
+
+/// (2): c (I + 1/2 skew(g)).
 inline Mat3 CgrG(const Vec3& g) {
-    return (4.0 / (4.0 + g.squaredNorm())) * (Mat3::Identity() + 0.5 * Skew(g));
+    const double c = 4.0 / (4.0 + g.squaredNorm());
+    const double hx = 0.5 * g[0], hy = 0.5 * g[1], hz = 0.5 * g[2];
+    Mat3 G;
+    G(0, 0) = G(1, 1) = G(2, 2) = c;
+    G(0, 1) = c * -hz;
+    G(0, 2) = c * hy;
+    G(1, 0) = c * hz;
+    G(1, 2) = c * -hx;
+    G(2, 0) = c * -hy;
+    G(2, 1) = c * hx;
+    return G;
 }
 
 /// (3)
@@ -56,8 +141,21 @@ inline Vec3 CgrFromRotation(const Mat3& R) {
 /// d(G(g) a)/dg for a fixed vector a:
 ///   -1/2 c skew(a) - c^2/2 (a + 1/2 g x a) g^T,  c = 4/(4 + g.g).
 inline Mat3 CgrGTimesDerivative(const Vec3& g, const Vec3& a) {
+    // -0.5 * c * Skew(a) - 0.5 * c * c * (a + 0.5 * g.cross(a)) * g.transpose()
     const double c = 4.0 / (4.0 + g.squaredNorm());
-    return -0.5 * c * Skew(a) - 0.5 * c * c * (a + 0.5 * g.cross(a)) * g.transpose();
+    const double s = -0.5 * c, t = 0.5 * c * c;
+    const Vec3 gxa = g.cross(a);
+    const Vec3 w(t * (a[0] + 0.5 * gxa[0]), t * (a[1] + 0.5 * gxa[1]), t * (a[2] + 0.5 * gxa[2]));
+    Mat3 D;
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) D(i, j) = -(w[i] * g[j]);
+    D(0, 1) += s * -a[2];
+    D(0, 2) += s * a[1];
+    D(1, 0) += s * a[2];
+    D(1, 2) += s * -a[0];
+    D(2, 0) += s * -a[1];
+    D(2, 1) += s * a[0];
+    return D;
 }
 
 /// Rotation-vector exponential exp(skew(phi)).

@@ -75,6 +75,16 @@ struct ElementBlock {
     std::uint32_t k_blocks{~0u};
     std::uint32_t c_blocks{~0u};
     static constexpr std::uint32_t Pair(int a, int b) { return 1u << (a * kMaxNodes + b); }
+    /// A finer declaration inside every written block: which of its 3x3 quadrants may be
+    /// non-zero, bit Quadrant(r, c) for the force (r = 0) or moment (r = 1) rows and the
+    /// translation (c = 0) or rotation (c = 1) columns; the same for every node pair. Reset()
+    /// sets all four; e.g. a spherical joint's moments depend on its nodes' rotations only, so
+    /// it writes moment x rotation quadrants alone. Formulations may skip the others without
+    /// reading them (the values there must be zero: debug builds check it).
+    static constexpr std::uint8_t Quadrant(int r, int c) { return std::uint8_t(1u << (2 * r + c)); }
+    static constexpr std::uint8_t kAllQuadrants = 15;
+    std::uint8_t k_quadrants{kAllQuadrants};
+    std::uint8_t c_quadrants{kAllQuadrants};
 
     /// Sizes every block for k nodes and m multipliers and sets it to zero. A caller that knows
     /// the element's declared node-pair blocks (k_blocks, c_blocks of an earlier evaluation)
@@ -85,6 +95,7 @@ struct ElementBlock {
         const int n = 6 * k;
         want_jacobian = jacobian;
         k_blocks = c_blocks = ~0u;
+        k_quadrants = c_quadrants = kAllQuadrants;
         f.setZero(n);
         phi.setZero(m);
         if (jacobian) {
