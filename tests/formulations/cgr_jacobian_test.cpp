@@ -259,3 +259,75 @@ TEST_CASE("cgr patterns hold only the node-pair blocks elements declare") {
                              RunError);
     }
 }
+
+namespace {
+
+// Springs on two nodes (force rows x translation columns of K only). With `quadrants` the
+// element declares that (ElementBlock::k_quadrants) while t < 1 and all four quadrants after,
+// which the formulation must refuse; without, it never declares quadrants.
+class QuadrantSprings final : public Element {
+  public:
+    QuadrantSprings(int label, int a, int b, bool quadrants)
+        : Element(label, "test springs"), quadrants_(quadrants) {
+        nodes_ = {a, b};
+    }
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override {
+        out.f.segment<3>(0) = -2.0 * ctx.node[0]->x;
+        out.f.segment<3>(6) = -3.0 * ctx.node[1]->x;
+        if (!out.want_jacobian) return;
+        out.K.block<3, 3>(0, 0) = Mat3{{2.0, 0.1, 0.0}, {0.2, 2.0, 0.0}, {0.0, 0.3, 2.0}};
+        out.K.block<3, 3>(6, 6) = 3.0 * Mat3::Identity();
+        out.k_blocks = ElementBlock::Pair(0, 0) | ElementBlock::Pair(1, 1);
+        out.c_blocks = 0;
+        if (quadrants_ && ctx.t < 1.0) out.k_quadrants = ElementBlock::Quadrant(0, 0);
+    }
+
+  private:
+    bool quadrants_;
+};
+
+Model QuadrantModel(bool quadrants) {
+    Model m;
+    for (int i = 0; i < 2; ++i) {
+        StructuralNode n;
+        n.label = i + 1;
+        n.kind = NodeKind::kDynamic;
+        n.initial.x = Vec3(i, 0.5, 0.0);
+        n.initial.w = Vec3(0.1, -0.2 * i, 0.3);
+        m.AddNode(n);
+        NodeInertia in;
+        in.m = 1.0 + i;
+        in.J = Mat3::Identity();
+        m.AddElement(std::make_unique<test::InertiaElement>(10 + i, i, in));
+    }
+    m.AddElement(std::make_unique<QuadrantSprings>(20, 0, 1, quadrants));
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("cgr maps only the declared Jacobian quadrants, the same values, and refuses more") {
+    const Registry& reg = GlobalRegistry();
+    for (const char* name : {"cgr", "cgr velocity"}) {
+        INFO("formulation ", name);
+        const FormulationDescriptor* d = reg.FindFormulation(name);
+        REQUIRE(d != nullptr);
+        Model mq = QuadrantModel(true), mf = QuadrantModel(false);
+        auto fq = d->make(mq), ff = d->make(mf);
+        FirstOrderProblem& pq = *fq->first_order();
+        FirstOrderProblem& pf = *ff->first_order();
+        Eigen::SparseMatrix<double> Jq = pq.pattern(), Jf = pf.pattern();
+        pq.SetTime(0.5);
+        pf.SetTime(0.5);
+        pq.Jacobian(0.01, Jq);
+        pf.Jacobian(0.01, Jf);
+        REQUIRE(Jq.nonZeros() == Jf.nonZeros());
+        CHECK(Eigen::MatrixXd(Jq) == Eigen::MatrixXd(Jf));
+        CHECK(Eigen::MatrixXd(Jq).cwiseAbs().maxCoeff() > 0.0);
+        pq.SetTime(1.5);
+        CHECK_THROWS_WITH_AS(pq.Jacobian(0.01, Jq),
+                             doctest::Contains("element 20 may write Jacobian quadrants that it "
+                                               "did not declare at set-up"),
+                             RunError);
+    }
+}
