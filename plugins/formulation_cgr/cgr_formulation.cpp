@@ -684,10 +684,31 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
         }
     };
-    if (m == 3)
+    if (m == 3 && pv_zero) {
+        // Three position-level rows (a spherical joint): 3x3 blocks with rotation.hpp's product
+        // (the values of the lines above without Eigen's 3-row packet stalls).
+        for (int bb = 0; bb < k; ++bb) {
+            const NodeData& nb = nodes_[ed.node[bb]];
+            const Mat3 Pl = b.phi_q.block<3, 3>(0, 6 * bb), Pr = b.phi_q.block<3, 3>(0, 6 * bb + 3);
+            // c (Pr G) as Eigen evaluates it: the scalar moved into the left factor.
+            const Mat3 cPr = c * Pr;
+            Mat3 PG;
+            Mul3(cPr, nb.G, PG);
+            const int* cs = cslots + bb * 6;
+            for (int j = 0; j < 3; ++j) {
+                double* v = values + cs[j];
+                double* w = values + cs[3 + j];
+                for (int i = 0; i < 3; ++i) {
+                    v[i] += -(c * Pl(i, j)) * scale[i];
+                    w[i] += -PG(i, j) * scale[i];
+                }
+            }
+        }
+    } else if (m == 3) {
         map_rows(std::integral_constant<int, 3>{});
-    else
+    } else {
         map_rows(std::integral_constant<int, Eigen::Dynamic>{});
+    }
 }
 
 void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<double>* Jm) {
