@@ -135,6 +135,7 @@ class SchurSolver final : public LinearSolver {
         int cpos{0};             // offset into cpos_ (sr*m) and c_ (sr*m)
         int spos{0};             // offset into spos_ (nr*nc) and cx_ (nr*nc)
         int piv{0};              // offset into piv_ (m)
+        int runs{-1};            // fixed groups whose gathers are column runs: offset into runs_
     };
 
     // Factor one group: LU of A_k, X_k, and C_k X_k written to cx (nr x nc, column-major).
@@ -157,6 +158,12 @@ class SchurSolver final : public LinearSolver {
     int n_{0}, ns_{0};
     std::vector<Block> blocks_;
     std::vector<int> members_, rows_, cols_, apos_, bpos_, cpos_, spos_, piv_;
+    // Per fixed group whose A_k, B_k, C_k columns and S(R_k, C_k) columns are each one run of
+    // consecutive value positions (the usual case: a node's unknowns and an element's
+    // multipliers are numbered consecutively): the first position of each column, M for A_k,
+    // nc for B_k, M for C_k, nc for S -- instead of one position per entry (fewer bytes per
+    // factorization, the same values in the same order).
+    std::vector<int> runs_;
     std::vector<int> s_members_;                // unknown of A for each unknown of S
     std::vector<std::pair<int, int>> d_pairs_;  // (position in A, position in S) of D
     std::vector<double> lu_, x_, c_;            // LU of A_k, X_k, C_k
@@ -225,7 +232,7 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
                     d_pairs_.emplace_back(p, FindPatternSlot(S_, snum[rowind[p]], snum[c]));
 
     members_.clear(), rows_.clear(), cols_.clear(), apos_.clear(), bpos_.clear();
-    cpos_.clear(), spos_.clear(), piv_.clear();
+    cpos_.clear(), spos_.clear(), piv_.clear(), runs_.clear();
     for (size_t g = 0; g < groups.size(); ++g) {
         Block k;
         k.m = static_cast<int>(groups[g].size());
@@ -258,13 +265,33 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
         for (int c : cset[g])  // S(R_k, C_k) column-major, nr x nc
             for (int r : rset[g]) spos_.push_back(FindPatternSlot(S_, r, c));
         piv_.resize(piv_.size() + k.m);
+        if (k.fixed) {
+            // Column runs: every column's positions consecutive (padding excluded).
+            auto run = [](const int* pos, int len) {
+                for (int i = 0; i < len; ++i)
+                    if (pos[i] < 0 || pos[i] != pos[0] + i) return false;
+                return true;
+            };
+            bool ok = true;
+            for (int j = 0; j < k.m; ++j) ok = ok && run(&apos_[k.apos + j * k.m], k.m);
+            for (int c = 0; c < k.nc; ++c) ok = ok && run(&bpos_[k.bpos + c * k.m], k.m);
+            for (int j = 0; j < k.m; ++j) ok = ok && run(&cpos_[k.cpos + j * k.sr], k.nr);
+            for (int c = 0; c < k.nc; ++c) ok = ok && run(&spos_[k.spos + c * k.nr], k.nr);
+            if (ok && k.nr > 0 && k.nc > 0) {
+                k.runs = static_cast<int>(runs_.size());
+                for (int j = 0; j < k.m; ++j) runs_.push_back(apos_[k.apos + j * k.m]);
+                for (int c = 0; c < k.nc; ++c) runs_.push_back(bpos_[k.bpos + c * k.m]);
+                for (int j = 0; j < k.m; ++j) runs_.push_back(cpos_[k.cpos + j * k.sr]);
+                for (int c = 0; c < k.nc; ++c) runs_.push_back(spos_[k.spos + c * k.nr]);
+            }
+        }
         blocks_.push_back(k);
     }
     // Release the set-up's temporaries and the growth slack before KLU analyses S (peak memory).
     std::vector<std::vector<int>>().swap(groups);
     std::vector<std::vector<int>>().swap(rset);
     std::vector<std::vector<int>>().swap(cset);
-    for (auto* v : {&members_, &rows_, &cols_, &apos_, &bpos_, &cpos_, &spos_, &piv_})
+    for (auto* v : {&members_, &rows_, &cols_, &apos_, &bpos_, &cpos_, &spos_, &piv_, &runs_})
         v->shrink_to_fit();
     blocks_.shrink_to_fit();
     cx_.assign(spos_.size(), 0.0);
@@ -322,20 +349,33 @@ template <int M>
 bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, double* rcond) {
     constexpr int N = kFixedCoupling;
     double* lu = lu_.data() + k.apos;
-    const int* ap = apos_.data() + k.apos;
-    for (int q = 0; q < M * M; ++q) lu[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
+    const int* runs = k.runs >= 0 ? runs_.data() + k.runs : nullptr;
+    if (runs) {
+        for (int j = 0; j < M; ++j)
+            for (int i = 0; i < M; ++i) lu[j * M + i] = a[runs[j] + i];
+    } else {
+        const int* ap = apos_.data() + k.apos;
+        for (int q = 0; q < M * M; ++q) lu[q] = ap[q] >= 0 ? a[ap[q]] : 0.0;
+    }
     double umin = 0.0, umax = 0.0;
     int* piv = piv_.data() + k.piv;
     if (!detail::LuFactorInPlace<M>(lu, M, piv, &umin, &umax) || !(umin > 1e-13 * umax))
         return false;
     *rcond = umin / umax;
     double* x = x_.data() + k.bpos;  // X_k = A_k^-1 B_k, M x N
-    const int* bp = bpos_.data() + k.bpos;
-    for (int q = 0; q < M * N; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
-    detail::LuSolveInPlace<M, N>(lu, piv, M, x);
     double* c = c_.data() + k.cpos;  // C_k, N x M
-    const int* cp = cpos_.data() + k.cpos;
-    for (int q = 0; q < N * M; ++q) c[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
+    if (runs) {
+        for (int col = 0; col < N; ++col)
+            for (int i = 0; i < M; ++i) x[col * M + i] = col < k.nc ? a[runs[M + col] + i] : 0.0;
+        for (int j = 0; j < M; ++j)
+            for (int r = 0; r < N; ++r) c[j * N + r] = r < k.nr ? a[runs[M + k.nc + j] + r] : 0.0;
+    } else {
+        const int* bp = bpos_.data() + k.bpos;
+        for (int q = 0; q < M * N; ++q) x[q] = bp[q] >= 0 ? a[bp[q]] : 0.0;
+        const int* cp = cpos_.data() + k.cpos;
+        for (int q = 0; q < N * M; ++q) c[q] = cp[q] >= 0 ? a[cp[q]] : 0.0;
+    }
+    detail::LuSolveInPlace<M, N>(lu, piv, M, x);
     // C_k X_k, column by column into cxo (the used nr x nc part: loops at compile-time trip
     // counts inlined here; Eigen's fixed-size lazy product was an out-of-line call).
     for (int col = 0; col < k.nc; ++col) {
@@ -393,15 +433,25 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
     bool ok = true;
     if (threads_ <= 1) {
         // S(R_k, C_k) -= C_k X_k group by group.
+        // (A fixed group's C_k X_k stays on the stack: cx_ is for the parallel path.)
+        double local[kFixedCoupling * kFixedCoupling];
         for (const Block& k : blocks_) {
             double rcond = 1.0;
-            double* cx = cx_.data() + k.spos;
+            double* cx = k.fixed ? local : cx_.data() + k.spos;
             if (!FactorGroup(k, a, cx, &rcond)) {
                 ok = false;
                 break;
             }
-            const int* spos = spos_.data() + k.spos;
-            for (int q = 0; q < k.nr * k.nc; ++q) s[spos[q]] -= cx[q];
+            if (k.runs >= 0) {
+                const int* scol = runs_.data() + k.runs + 2 * k.m + k.nc;
+                for (int c = 0; c < k.nc; ++c) {
+                    double* sc = s + scol[c];
+                    for (int r = 0; r < k.nr; ++r) sc[r] -= cx[c * k.nr + r];
+                }
+            } else {
+                const int* spos = spos_.data() + k.spos;
+                for (int q = 0; q < k.nr * k.nc; ++q) s[spos[q]] -= cx[q];
+            }
             block_rcond_ = std::min(block_rcond_, rcond);
         }
     } else {
