@@ -38,6 +38,15 @@ bool AllZero(const double* data, int ld, int r0, int c0, int rows, int cols) {
     return (bits << 1) == 0;  // every bit but the sign bits
 }
 
+// The same entries stored as 0.0 + b(i, j): the bits AddColumnRuns gives on zeroed entries.
+template <class Block>
+void StoreColumnRuns(double* values, const int* slots, int cols, int rows, const Block& b) {
+    for (int j = 0; j < cols; ++j) {
+        double* v = values + slots[j];
+        for (int i = 0; i < rows; ++i) v[i] = 0.0 + b(i, j);
+    }
+}
+
 template <class Block>
 void AddColumnRuns(double* values, const int* slots, int cols, int rows, const Block& b) {
     for (int j = 0; j < cols; ++j) {
@@ -264,25 +273,56 @@ void CgrFormulation::BuildPattern() {
             }
     }
     node_entry_begin_[nodes_.size()] = static_cast<int>(node_entries_.size());
+    slots_.clear();
+    for (const auto& color : colors_)
+        for (int e : color) {
+            const auto& en = elems[e]->nodes();
+            ElementData& ed = elements_[e];
+            ed.slot_begin = static_cast<int>(slots_.size());
+            const int k = static_cast<int>(en.size());
+            for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
+                for (int b = 0; b < k; ++b)
+                    for (int j = 0; j < 6; ++j)
+                        slots_.push_back(
+                            HasPairBlock(ed, a, b)
+                                ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
+                                : -1);
+            for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
+                for (int j = 0; j < ed.m; ++j)
+                    slots_.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
+            for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
+                for (int j = 0; j < 6 && ed.m > 0; ++j)
+                    slots_.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
+        }
+    slots_.shrink_to_fit();
+
+    // Exclusive multiplier entries: every entry of a multiplier column, and every entry of a
+    // node column in a multiplier row, covered exactly once by the slots ElementJacobian
+    // writes (6 node rows per multiplier column and node, m multiplier rows per node column).
+    // Not so for an element with multipliers and no nodes (its D block is only zeroed) or
+    // one that lists a node twice.
+    const int* outer = pattern_.outerIndexPtr();
+    const int* inner = pattern_.innerIndexPtr();
+    std::vector<int> count(pattern_.nonZeros(), 0);
     for (int e : active_elements_) {
-        const auto& en = elems[e]->nodes();
-        ElementData& ed = elements_[e];
-        ed.slots.clear();
-        const int k = static_cast<int>(en.size());
-        for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
-            for (int b = 0; b < k; ++b)
-                for (int j = 0; j < 6; ++j)
-                    ed.slots.push_back(
-                        HasPairBlock(ed, a, b)
-                            ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
-                            : -1);
-        for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
-            for (int j = 0; j < ed.m; ++j)
-                ed.slots.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
-        for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
-            for (int j = 0; j < 6 && ed.m > 0; ++j)
-                ed.slots.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
+        const ElementData& ed = elements_[e];
+        if (ed.m == 0) continue;
+        const int* ls = slots_.data() + ed.slot_begin + ed.k * ed.k * 6;
+        for (int q = 0; q < ed.k * ed.m; ++q)
+            for (int i = 0; i < 6; ++i) ++count[ls[q] + i];
+        const int* cs = ls + ed.k * ed.m;
+        for (int q = 0; q < ed.k * 6; ++q)
+            for (int i = 0; i < ed.m; ++i) ++count[cs[q] + i];
     }
+    exclusive_multipliers_ = true;
+    for (int col = 0; col < nu_ && exclusive_multipliers_; ++col)
+        for (int q = outer[col]; q < outer[col + 1]; ++q) {
+            const bool multiplier_entry = col >= node_rows_ || inner[q] >= node_rows_;
+            if (count[q] != (multiplier_entry ? 1 : 0)) {
+                exclusive_multipliers_ = false;
+                break;
+            }
+        }
 }
 
 std::string CgrFormulation::name() const {
@@ -408,8 +448,11 @@ void CgrFormulation::ForEachNode(F&& f) const {
 }
 
 void CgrFormulation::PrefetchElement(int e) const {
+    // The Element base takes ~150 bytes; a joint's two sides (node, offset, orientation) end
+    // ~350 bytes into the object: the lines of the first 384 bytes, whatever the alignment.
     const char* p = reinterpret_cast<const char*>(model_.elements()[e].get());
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+    for (int line = 0; line < 6; ++line) __builtin_prefetch(p + 64 * line);
+    __builtin_prefetch(p + 383);
 }
 
 template <class F>
@@ -587,7 +630,7 @@ void CgrFormulation::QuadrantJacobian(const ElementBlock& b, int a, int bb, unsi
 void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, double* values) const {
     const ElementData& ed = elements_[e];
     const int k = ed.k;
-    const int* slots = ed.slots.data();
+    const int* slots = slots_.data() + ed.slot_begin;
     const int ld = static_cast<int>(b.K.rows());
     // Blocks the element declares now but did not at set-up (ReadElementStructure) were not
     // zeroed by Reset and may be outside the pattern: refused, whatever their values.
@@ -648,12 +691,18 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     }
     if (ed.m == 0) return;
     const int* lslots = slots + k * k * 6;
+    // Entries only this element writes (exclusive_multipliers_) are stored as 0.0 + value,
+    // the bits of adding to the zeroed entry, without reading it first.
+    const bool store = exclusive_multipliers_;
     for (int a = 0; a < k; ++a) {
         const double rs = ElementRowFactor(ed, a, c);
         for (int j = 0; j < ed.m; ++j) {
             double* v = values + lslots[a * ed.m + j];
             const double* l = b.L.data() + j * b.L.rows() + 6 * a;
-            for (int i = 0; i < 6; ++i) v[i] += rs * l[i];
+            if (store)
+                for (int i = 0; i < 6; ++i) v[i] = 0.0 + rs * l[i];
+            else
+                for (int i = 0; i < 6; ++i) v[i] += rs * l[i];
         }
     }
     // Row scales of r_phi (5) and whether phi_v has anything (position-level rows
@@ -681,7 +730,10 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
                                     c * (Pq.rightCols(3) * nb.G + Pv.rightCols(3) * nb.Omega));
             }
             for (int j = 0; j < m; ++j) cb.row(j) *= scale[j];
-            AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
+            if (store)
+                StoreColumnRuns(values, cslots + bb * 6, 6, m, cb);
+            else
+                AddColumnRuns(values, cslots + bb * 6, 6, m, cb);
         }
     };
     if (m == 3 && pv_zero) {
@@ -698,10 +750,16 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             for (int j = 0; j < 3; ++j) {
                 double* v = values + cs[j];
                 double* w = values + cs[3 + j];
-                for (int i = 0; i < 3; ++i) {
-                    v[i] += -(c * Pl(i, j)) * scale[i];
-                    w[i] += -PG(i, j) * scale[i];
-                }
+                if (store)
+                    for (int i = 0; i < 3; ++i) {
+                        v[i] = 0.0 + -(c * Pl(i, j)) * scale[i];
+                        w[i] = 0.0 + -PG(i, j) * scale[i];
+                    }
+                else
+                    for (int i = 0; i < 3; ++i) {
+                        v[i] += -(c * Pl(i, j)) * scale[i];
+                        w[i] += -PG(i, j) * scale[i];
+                    }
             }
         }
     } else if (m == 3) {
@@ -727,7 +785,8 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
     }
     double* values = Jm ? Jm->valuePtr() : nullptr;
     const int* outer = Jm ? Jm->outerIndexPtr() : nullptr;
-    if (Jm) std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
+    if (Jm && !exclusive_multipliers_)
+        std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
     const Vec3 gravity = Gravity();
     Parallel([&] {
         ForEachNode([&](size_t i) {

@@ -134,7 +134,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         std::uint32_t k_pairs{~0u}, c_pairs{~0u};  // ... of K and of C (zeroed by Reset)
         std::uint8_t k_quadrants{ElementBlock::kAllQuadrants};  // ElementBlock::k_quadrants
         std::uint8_t c_quadrants{ElementBlock::kAllQuadrants};
-        std::vector<int> slots;  // see BuildPattern()
+        int slot_begin{0};  // into slots_ (see BuildPattern())
         // The element's nodes and, per node, its Newton row and whether its rows are scaled
         // by c (RowFactor): kept here so that the element passes need not reach the Element
         // object or the nodes' NodeData for them.
@@ -249,6 +249,13 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     mutable bool states_dirty_{true};
     Eigen::SparseMatrix<double> pattern_;
     std::vector<int> node_slots_;  // node's own dense 6x6 (x', g'): 6 column starts each
+    // Every element's slots (BuildPattern), one array in the order the element passes visit
+    // the elements (colour by colour): read as one stream.
+    std::vector<int> slots_;
+    // Each entry of the multiplier columns and of the multiplier rows of J is written by
+    // exactly one element slot (an element's multipliers are its own): those entries are
+    // stored, not added, and the multiplier columns are not zeroed first (BuildPattern).
+    bool exclusive_multipliers_{false};
     struct NodeEntry {
         int slot;  // value index
         int rc;    // row * 12 + column in the node's 12x12 block

@@ -100,6 +100,40 @@ TEST_CASE("first-order iteration matrices match finite differences of the residu
     CHECK(tested >= 8);
 }
 
+TEST_CASE("first-order iteration matrices with an element that lists one node twice") {
+    // Its two sides write the same multiplier-column and multiplier-row entries: `cgr` must add
+    // them (an element's multiplier entries are stored, not added, only where exactly one slot
+    // writes each of them).
+    const Registry& reg = GlobalRegistry();
+    int tested = 0;
+    for (const FormulationDescriptor& d : reg.formulations()) {
+        if (d.provides != ProblemInterface::kFirstOrderDae) continue;
+        INFO("formulation ", d.name);
+        std::mt19937 rng(11);
+        Model model = MakeModel(rng);
+        const Vec3 a(0.3, -0.7, 0.2), b(-0.4, 0.1, 0.9);
+        model.AddElement(std::make_unique<FunctionElement>(
+            24, std::vector<int>{0, 0}, nullptr, 1,
+            [=](const FunctionElement::States& s, double) {
+                Eigen::VectorXd phi(1);
+                phi << a.dot(s[0].x) + b.dot(s[1].x) - 0.2;
+                return phi;
+            },
+            ConstraintLevel::kPosition,
+            [=](const FunctionElement::States&, double) {
+                Eigen::MatrixXd W = Eigen::MatrixXd::Zero(1, 12);
+                W.block<1, 3>(0, 0) = a.transpose();
+                W.block<1, 3>(0, 6) = b.transpose();
+                return W;
+            }));
+        auto f = d.make(model);
+        FirstOrderProblem& p = *f->first_order();
+        test::CheckIterationMatrixAtRandomStates(p, 0.37, 0.013);
+        ++tested;
+    }
+    CHECK(tested >= 4);
+}
+
 TEST_CASE("first-order iteration matrices with the element plugins' declared structure") {
     // Real elements that narrow their K/C structure (body: its node's block; spherical hinge
     // and pin: each node's own block, nothing between the nodes): patterns built from the
