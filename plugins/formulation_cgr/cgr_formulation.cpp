@@ -739,11 +739,17 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     if (m == 3 && pv_zero) {
         // Three position-level rows (a spherical joint): 3x3 blocks with rotation.hpp's product
         // (the values of the lines above without Eigen's 3-row packet stalls).
+        // (phi_q read coefficient by coefficient: Eigen's 3x3 block copies stored packets that
+        // the next loads straddled, a store-forwarding stall.)
+        const double* pq = b.phi_q.data();
         for (int bb = 0; bb < k; ++bb) {
             const NodeData& nb = nodes_[ed.node[bb]];
-            const Mat3 Pl = b.phi_q.block<3, 3>(0, 6 * bb), Pr = b.phi_q.block<3, 3>(0, 6 * bb + 3);
+            const double* Pl = pq + static_cast<std::ptrdiff_t>(6 * bb) * ldc;
+            const double* Pr = Pl + 3 * ldc;
             // c (Pr G) as Eigen evaluates it: the scalar moved into the left factor.
-            const Mat3 cPr = c * Pr;
+            Mat3 cPr;
+            for (int j = 0; j < 3; ++j)
+                for (int i = 0; i < 3; ++i) cPr(i, j) = c * Pr[j * ldc + i];
             Mat3 PG;
             Mul3(cPr, nb.G, PG);
             const int* cs = cslots + bb * 6;
@@ -752,12 +758,12 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
                 double* w = values + cs[3 + j];
                 if (store)
                     for (int i = 0; i < 3; ++i) {
-                        v[i] = 0.0 + -(c * Pl(i, j)) * scale[i];
+                        v[i] = 0.0 + -(c * Pl[j * ldc + i]) * scale[i];
                         w[i] = 0.0 + -PG(i, j) * scale[i];
                     }
                 else
                     for (int i = 0; i < 3; ++i) {
-                        v[i] += -(c * Pl(i, j)) * scale[i];
+                        v[i] += -(c * Pl[j * ldc + i]) * scale[i];
                         w[i] += -PG(i, j) * scale[i];
                     }
             }
