@@ -607,21 +607,58 @@ void CgrFormulation::QuadrantJacobian(const ElementBlock& b, int a, int bb, unsi
                    AllZero(b.C.data(), int(b.C.rows()), 6 * a + 3 * qr, 6 * bb + 3 * qc, 3, 3));
             if (kz && cz) continue;
             // (Blocks of a pair that K or C does not write are not zeroed by Reset: not read.)
-            Mat3 Kq = Mat3::Zero(), Cq = Mat3::Zero(), q;
-            if (!kz) Kq = b.K.block<3, 3>(6 * a + 3 * qr, 6 * bb + 3 * qc);
-            if (!cz) Cq = b.C.block<3, 3>(6 * a + 3 * qr, 6 * bb + 3 * qc);
-            if (qc == 0)
-                q = kz ? Mat3(-Cq) : cz ? Mat3(-(c * Kq)) : Mat3(-(Cq + c * Kq));
-            else if (kz)
-                q = -(Cq * nb.G + c * (Cq * nb.Omega));
-            else if (cz)
-                q = -(c * (Kq * nb.G));
-            else
-                q = -(Cq * nb.G + c * (Kq * nb.G + Cq * nb.Omega));
-            if (rs != 1.0) q *= rs;
+            // Coefficient by coefficient, with rotation.hpp's products (the values of the Eigen
+            // expressions in the comments): Eigen's 3x3 block copies and products stored packets
+            // that the next loads straddled (store-forwarding stalls).
+            const int ldk = static_cast<int>(b.K.rows()), ldc = static_cast<int>(b.C.rows());
+            const double* K0 =
+                b.K.data() + static_cast<std::ptrdiff_t>(6 * bb + 3 * qc) * ldk + (6 * a + 3 * qr);
+            const double* C0 =
+                b.C.data() + static_cast<std::ptrdiff_t>(6 * bb + 3 * qc) * ldc + (6 * a + 3 * qr);
+            Mat3 Kq, Cq, q;
+            for (int j = 0; j < 3; ++j)
+                for (int i = 0; i < 3; ++i) {
+                    Kq(i, j) = kz ? 0.0 : K0[j * ldk + i];
+                    Cq(i, j) = cz ? 0.0 : C0[j * ldc + i];
+                }
+            if (qc == 0) {
+                // kz: -Cq; cz: -(c Kq); else -(Cq + c Kq)
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i)
+                        q(i, j) = kz   ? -Cq(i, j)
+                                  : cz ? -(c * Kq(i, j))
+                                       : -(Cq(i, j) + c * Kq(i, j));
+            } else if (kz) {
+                // -(Cq G + c (Cq Omega)), Eigen moving c into the left factor: (c Cq) Omega
+                Mat3 CG, cC, CO;
+                Mul3(Cq, nb.G, CG);
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i) cC(i, j) = c * Cq(i, j);
+                Mul3(cC, nb.Omega, CO);
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i) q(i, j) = -(CG(i, j) + CO(i, j));
+            } else if (cz) {
+                // -(c (Kq G)) as Eigen evaluates it: -((c Kq) G)
+                Mat3 cK, KG;
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i) cK(i, j) = c * Kq(i, j);
+                Mul3(cK, nb.G, KG);
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i) q(i, j) = -KG(i, j);
+            } else {
+                Mat3 CG, KG, CO;  // -(Cq G + c (Kq G + Cq Omega))
+                Mul3(Cq, nb.G, CG);
+                Mul3(Kq, nb.G, KG);
+                Mul3(Cq, nb.Omega, CO);
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i) q(i, j) = -(CG(i, j) + c * (KG(i, j) + CO(i, j)));
+            }
             for (int j = 0; j < 3; ++j) {
                 double* v = values + slots[3 * qc + j] + 3 * qr;
-                for (int i = 0; i < 3; ++i) v[i] += q(i, j);
+                if (rs != 1.0)
+                    for (int i = 0; i < 3; ++i) v[i] += q(i, j) * rs;
+                else
+                    for (int i = 0; i < 3; ++i) v[i] += q(i, j);
             }
         }
 }
