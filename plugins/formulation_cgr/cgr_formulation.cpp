@@ -383,11 +383,28 @@ void CgrFormulation::EliminateMomenta(size_t i, double c) {
         std::memcmp(yp_.data() + o + 6, nd.elim_at.data() + 15, kMp) == 0)
         return;
     const FrameState& s = states_[i];
-    Eigen::Matrix<double, 6, 1> p;
-    p << nd.inertia.m * s.v + s.w.cross(nd.S), nd.S.cross(s.v) + Mul3(nd.J, s.w);
-    const Eigen::Matrix<double, 6, 1> history = y_.segment<6>(o + 6) - c * yp_.segment<6>(o + 6);
-    y_.segment<6>(o + 6) = p;
-    yp_.segment<6>(o + 6) = (p - history) / c;
+    // p = [m v + w x S; S x v + J w], y - c y' kept: coefficient by coefficient (the values of
+    // the Eigen expressions; its 6-vector assembled from two 3-vectors was read back in packets
+    // that straddled their stores, a store-forwarding stall).
+    const Vec3 Jw = Mul3(nd.J, s.w);
+    const Vec3& v = s.v;
+    const Vec3& w = s.w;
+    const Vec3& S = nd.S;
+    const double m = nd.inertia.m;
+    double p[6];
+    p[0] = m * v[0] + (w[1] * S[2] - w[2] * S[1]);
+    p[1] = m * v[1] + (w[2] * S[0] - w[0] * S[2]);
+    p[2] = m * v[2] + (w[0] * S[1] - w[1] * S[0]);
+    p[3] = (S[1] * v[2] - S[2] * v[1]) + Jw[0];
+    p[4] = (S[2] * v[0] - S[0] * v[2]) + Jw[1];
+    p[5] = (S[0] * v[1] - S[1] * v[0]) + Jw[2];
+    double* y = y_.data() + o + 6;
+    double* yp = yp_.data() + o + 6;
+    for (int k = 0; k < 6; ++k) {
+        const double history = y[k] - c * yp[k];
+        y[k] = p[k];
+        yp[k] = (p[k] - history) / c;
+    }
     std::memcpy(nd.elim_at.data(), yp_.data() + o, kXp);
     std::memcpy(nd.elim_at.data() + 6, y_.data() + o + 3, kY);
     std::memcpy(nd.elim_at.data() + 15, yp_.data() + o + 6, kMp);
