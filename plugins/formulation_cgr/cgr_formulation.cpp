@@ -170,6 +170,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
     // Initial state: g = 0 relative to R0, g' = w0 with w_ref = 0 (so w = G(0) g' = w0).
     y_.setZero(n_);
     yp_.setZero(n_);
+    past_.advance();
     for (int i = 0; i < nn; ++i) {
         const FrameState& s0 = mnodes[i].initial;
         NodeData& nd = nodes_[i];
@@ -178,7 +179,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         y_.segment<3>(nd.offset) = s0.x;
         yp_.segment<3>(nd.offset) = s0.v;
         yp_.segment<3>(nd.offset + 3) = s0.w;
-        past_[i].push_front({s0.R, s0.w});
+        past_.front(i) = {s0.R, s0.w};
     }
     t_ = 0.0;
     ComputeStates();
@@ -879,10 +880,15 @@ void CgrFormulation::Update(const Eigen::VectorXd& delta, double c) {
     // Differential dofs (the nodes') come first, the multipliers after them.
     const int nm = n_ - node_dofs_;
     if (eliminate_) {
-        // x', g' of every node; the momenta follow at the next elimination.
-        for (const NodeData& nd : nodes_) {
-            yp_.segment<6>(nd.offset) += delta.segment<6>(nd.row);
-            y_.segment<6>(nd.offset) += c * delta.segment<6>(nd.row);
+        // x', g' of every node (their state indices from unknowns_, a dense array, rather
+        // than from each NodeData); the momenta follow at the next elimination.
+        const int* u = unknowns_.data();
+        double* yp = yp_.data();
+        double* y = y_.data();
+        const double* d = delta.data();
+        for (int k = 0; k < node_rows_; ++k) {
+            yp[u[k]] += d[k];
+            y[u[k]] += c * d[k];
         }
     } else {
         yp_.head(node_dofs_) += delta.head(node_dofs_);
@@ -901,21 +907,21 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
     Parallel([&] {
         ForEachNode([&](size_t i) {
             NodeData& nd = nodes_[i];
-            const auto& past = past_[i];
-            const size_t n = std::min(yh.size(), past.size());
-            const size_t k = std::min(static_cast<size_t>(chart), past.size() - 1);
-            const Mat3 Rt_chart = past[k].R.transpose();
+            const size_t n = std::min(yh.size(), past_.size());
+            const size_t k = std::min(static_cast<size_t>(chart), past_.size() - 1);
+            const Mat3 Rt_chart = past_.at(k, i).R.transpose();
             for (size_t j = 0; j < n; ++j) {
+                const PastPoint& pj = past_.at(j, i);
                 if (j == k) {
                     yh[j].segment<3>(nd.offset + 3).setZero();
-                    yph[j].segment<3>(nd.offset + 3) = past[j].w;
+                    yph[j].segment<3>(nd.offset + 3) = pj.w;
                 } else {
-                    const Vec3 g = CgrFromRotation(past[j].R * Rt_chart);
+                    const Vec3 g = CgrFromRotation(pj.R * Rt_chart);
                     yh[j].segment<3>(nd.offset + 3) = g;
-                    yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * past[j].w;
+                    yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * pj.w;
                 }
             }
-            nd.R_ref = past[k].R;
+            nd.R_ref = past_.at(k, i).R;
             nd.w_ref.setZero();
             InvalidateNodeCaches(nd);
         });
@@ -959,14 +965,14 @@ void CgrFormulation::AfterConvergence() {
         states_dirty_ = false;
     }
     ComputeStates();
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-        past_[i].push_front(PastPoint{states_[i].R, states_[i].w});
-    }
+    past_.advance();
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        past_.front(i) = PastPoint{states_[i].R, states_[i].w};
 }
 
 void CgrFormulation::RestoreLastSolved() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
-        nodes_[i].R_ref = past_[i][0].R;
+        nodes_[i].R_ref = past_.at(0, i).R;
         nodes_[i].w_ref.setZero();
         InvalidateNodeCaches(nodes_[i]);
     }

@@ -90,7 +90,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void AfterConvergence() override;
     void RestoreLastSolved() override;
     void DiscardSolved(int count) override {
-        for (auto& past : past_) past.drop_front(std::min<int>(count, int(past.size()) - 1));
+        past_.drop_front(std::min<int>(count, int(past_.size()) - 1));
         RestoreLastSolved();
     }
     std::string DescribeEquation(int row) const override;
@@ -150,25 +150,35 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         Mat3 R;
         Vec3 w;
     };
-    /// The last kCapacity solved points of a node, most recent first ([0]), in a fixed ring:
-    /// pushing a point moves nothing and never allocates.
-    class PastRing {
+    /// The last kCapacity solved points of every node, most recent first (at(0, i)), in one
+    /// fixed ring that all nodes share (they are pushed and dropped together), slot by slot:
+    /// pushing a point for every node writes one array, the predictor reads one array per
+    /// point, and nothing moves or allocates.
+    class PastPoints {
       public:
         static constexpr int kCapacity = 8;
-        const PastPoint& operator[](size_t j) const { return p_[(head_ + j) % kCapacity]; }
+        void resize(size_t nodes) {
+            nodes_ = nodes;
+            p_.assign(kCapacity * nodes, PastPoint{Mat3::Identity(), Vec3::Zero()});
+        }
+        const PastPoint& at(size_t j, size_t node) const {
+            return p_[((head_ + j) % kCapacity) * nodes_ + node];
+        }
         size_t size() const { return static_cast<size_t>(size_); }
-        void push_front(const PastPoint& q) {
+        /// A new most recent point for every node: front(i) = ... for each node after this.
+        void advance() {
             head_ = (head_ + kCapacity - 1) % kCapacity;
-            p_[head_] = q;
             size_ = std::min(size_ + 1, kCapacity);
         }
+        PastPoint& front(size_t node) { return p_[head_ * nodes_ + node]; }
         void drop_front(int count) {
             head_ = (head_ + count) % kCapacity;
             size_ -= count;
         }
 
       private:
-        std::array<PastPoint, kCapacity> p_{};
+        std::vector<PastPoint> p_;
+        size_t nodes_{0};
         int head_{0}, size_{0};
     };
 
@@ -262,7 +272,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     };
     std::vector<NodeEntry> node_entries_;  // `cgr` dynamic nodes: the rest of their block
     std::vector<int> node_entry_begin_;    // per node, into node_entries_ (size nodes + 1)
-    std::vector<PastRing> past_;           // per node, most recent first
+    PastPoints past_;                      // most recent first
     mutable tbb::enumerable_thread_specific<ElementBlock> scratch_;
     mutable std::optional<tbb::task_arena> arena_;  // threads_ > 1
 };
