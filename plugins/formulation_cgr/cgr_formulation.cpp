@@ -792,10 +792,9 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
         }
     };
     if (m == 3 && pv_zero) {
-        // Three position-level rows (a spherical joint): 3x3 blocks with rotation.hpp's product
-        // (the values of the lines above without Eigen's 3-row packet stalls).
-        // (phi_q read coefficient by coefficient: Eigen's 3x3 block copies stored packets that
-        // the next loads straddled, a store-forwarding stall.)
+        // Three position-level rows (a spherical joint): 3x3 blocks with rotation.hpp's product,
+        // phi_q read coefficient by coefficient (the values of the lines above without Eigen's
+        // 3-row packet stalls and the store-forwarding stalls of its 3x3 block copies).
         const double* pq = b.phi_q.data();
         for (int bb = 0; bb < k; ++bb) {
             const NodeData& nb = nodes_[ed.node[bb]];

@@ -74,13 +74,20 @@ Model MakeModel(std::mt19937& rng, bool centred = false) {
     return m;
 }
 
+// The registry's formulations that provide the first-order DAE interface.
+std::vector<const FormulationDescriptor*> FirstOrderFormulations() {
+    std::vector<const FormulationDescriptor*> out;
+    for (const FormulationDescriptor& d : GlobalRegistry().formulations())
+        if (d.provides == ProblemInterface::kFirstOrderDae) out.push_back(&d);
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("first-order iteration matrices match finite differences of the residual") {
-    const Registry& reg = GlobalRegistry();
     int tested = 0;
-    for (const FormulationDescriptor& d : reg.formulations()) {
-        if (d.provides != ProblemInterface::kFirstOrderDae) continue;
+    for (const FormulationDescriptor* fd : FirstOrderFormulations()) {
+        const FormulationDescriptor& d = *fd;
         INFO("formulation ", d.name);
         for (const bool centred : {false, true}) {
             INFO("centres of mass at the nodes: ", centred);
@@ -104,10 +111,9 @@ TEST_CASE("first-order iteration matrices with an element that lists one node tw
     // Its two sides write the same multiplier-column and multiplier-row entries: `cgr` must add
     // them (an element's multiplier entries are stored, not added, only where exactly one slot
     // writes each of them).
-    const Registry& reg = GlobalRegistry();
     int tested = 0;
-    for (const FormulationDescriptor& d : reg.formulations()) {
-        if (d.provides != ProblemInterface::kFirstOrderDae) continue;
+    for (const FormulationDescriptor* fd : FirstOrderFormulations()) {
+        const FormulationDescriptor& d = *fd;
         INFO("formulation ", d.name);
         std::mt19937 rng(11);
         Model model = MakeModel(rng);
@@ -158,8 +164,8 @@ end: elements;
 )";
     const Registry& reg = GlobalRegistry();
     int tested = 0;
-    for (const FormulationDescriptor& d : reg.formulations()) {
-        if (d.provides != ProblemInterface::kFirstOrderDae) continue;
+    for (const FormulationDescriptor* fd : FirstOrderFormulations()) {
+        const FormulationDescriptor& d = *fd;
         INFO("formulation ", d.name);
         Deck dk = ReadDeckText(deck, "structure.mbd", reg);
         auto f = d.make(dk.model);

@@ -67,6 +67,7 @@ StepStats StepN<N>::Advance(double t, double h) {
     for (int j = 0; j < N; ++j) yh[j] = y_hist_[j].data(), yph[j] = yp_hist_[j].data();
     double* yo = y.data();
     double* ypo = yp.data();
+    // (yh[1 % N]: the second point, read only by the Hermite predictor, which needs N >= 2.)
     auto differential = [&](auto used_tag, int begin, int end) {
         constexpr int U = decltype(used_tag)::value;
         for (int i = begin; i < end; ++i) {
