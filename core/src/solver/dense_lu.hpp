@@ -18,8 +18,10 @@ namespace mbstep::detail {
 /// piv[k] = the row exchanged with row k at step k. Column updates skip zero multipliers (the
 /// sparse Newton matrices have them in most columns). Returns false at an exactly zero or
 /// non-finite pivot; umin, umax: the smallest and largest pivot magnitudes.
+/// dinv (optional, n values): the reciprocals 1 / U(k, k), the factors LuSolveInPlace computes.
 template <int Fixed = 0>
-inline bool LuFactorInPlace(double* a, int size, int* piv, double* umin, double* umax) {
+inline bool LuFactorInPlace(double* a, int size, int* piv, double* umin, double* umax,
+                            double* dinv = nullptr) {
     const int n = Fixed > 0 ? Fixed : size;
     *umax = 0.0;
     *umin = std::numeric_limits<double>::infinity();
@@ -37,6 +39,7 @@ inline bool LuFactorInPlace(double* a, int size, int* piv, double* umin, double*
             for (int j = 0; j < n; ++j)
                 std::swap(a[static_cast<size_t>(j) * n + k], a[static_cast<size_t>(j) * n + p]);
         const double inv = 1.0 / ck[k];
+        if (dinv) dinv[k] = inv;
         for (int i = k + 1; i < n; ++i) ck[i] *= inv;
         for (int j = k + 1; j < n; ++j) {
             double* cj = a + static_cast<size_t>(j) * n;
@@ -79,6 +82,31 @@ inline void LuSolveInPlace(const double* a, const int* piv, int size, double* x,
             for (int i = 0; i < k; ++i) xc[i] -= ck[i] * xk;
         }
     }
+}
+
+/// z := U^-1 L^-1 z for one right-hand side already permuted (z[i] = b[perm[i]], perm from
+/// LuPermutation), with the reciprocals dinv of LuFactorInPlace: the operations of
+/// LuSolveInPlace<M, 1> in the same order (the same bits but for the sign of a zero), unrolled so
+/// that z stays in registers -- the memory round trips of the generic loop stalled on store
+/// forwarding in the repeated solves of modified Newton.
+template <int M>
+inline void LuSolvePermuted(const double* a, const double* dinv, double* z) {
+#pragma GCC unroll 24
+    for (int k = 0; k < M; ++k)
+#pragma GCC unroll 24
+        for (int i = k + 1; i < M; ++i) z[i] -= a[k * M + i] * z[k];
+#pragma GCC unroll 24
+    for (int k = M - 1; k >= 0; --k) {
+        z[k] *= dinv[k];
+#pragma GCC unroll 24
+        for (int i = 0; i < k; ++i) z[i] -= a[k * M + i] * z[k];
+    }
+}
+
+/// perm[i]: the row of b that LuSolveInPlace's row exchanges move to row i.
+inline void LuPermutation(const int* piv, int n, int* perm) {
+    for (int i = 0; i < n; ++i) perm[i] = i;
+    for (int k = 0; k < n; ++k) std::swap(perm[k], perm[piv[k]]);
 }
 
 }  // namespace mbstep::detail

@@ -158,6 +158,10 @@ class SchurSolver final : public LinearSolver {
     int n_{0}, ns_{0};
     std::vector<Block> blocks_;
     std::vector<int> members_, rows_, cols_, apos_, bpos_, cpos_, spos_, piv_;
+    // Per fixed group, laid out as piv_: the unknowns a solve gathers in pivoted order and the
+    // reciprocal pivots (LuSolvePermuted).
+    std::vector<int> gather_;
+    std::vector<double> dinv_;
     // Per fixed group whose A_k, B_k, C_k columns and S(R_k, C_k) columns are each one run of
     // consecutive value positions (the usual case: a node's unknowns and an element's
     // multipliers are numbered consecutively): the first position of each column, M for A_k,
@@ -298,6 +302,8 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     cz_.assign(rows_.size(), 0.0);
     group_rcond_.assign(blocks_.size(), 1.0);
     lu_.assign(apos_.size(), 0.0);
+    gather_.assign(piv_.size(), 0);
+    dinv_.assign(piv_.size(), 0.0);
     x_.assign(bpos_.size(), 0.0);
     c_.assign(cpos_.size(), 0.0);
     y_.setZero(ns_);
@@ -359,9 +365,15 @@ bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, doub
     }
     double umin = 0.0, umax = 0.0;
     int* piv = piv_.data() + k.piv;
-    if (!detail::LuFactorInPlace<M>(lu, M, piv, &umin, &umax) || !(umin > 1e-13 * umax))
+    double* dinv = dinv_.data() + k.piv;
+    if (!detail::LuFactorInPlace<M>(lu, M, piv, &umin, &umax, dinv) || !(umin > 1e-13 * umax))
         return false;
     *rcond = umin / umax;
+    // The rows of b each solve gathers, in pivoted order.
+    int* gather = gather_.data() + k.piv;
+    detail::LuPermutation(piv, M, gather);
+    const int* mem = members_.data() + k.members;
+    for (int i = 0; i < M; ++i) gather[i] = mem[gather[i]];
     double* x = x_.data() + k.bpos;  // X_k = A_k^-1 B_k, M x N
     double* c = c_.data() + k.cpos;  // C_k, N x M
     if (runs) {
@@ -394,9 +406,10 @@ template <int M>
 void SchurSolver::SolveFixedForward(const Block& k, double* b, double* czo) {
     constexpr int N = kFixedCoupling;
     const int* mem = members_.data() + k.members;
+    const int* gather = gather_.data() + k.piv;
     double z[M];
-    for (int i = 0; i < M; ++i) z[i] = b[mem[i]];
-    detail::LuSolveInPlace<M, 1>(lu_.data() + k.apos, piv_.data() + k.piv, M, z);
+    for (int i = 0; i < M; ++i) z[i] = b[gather[i]];
+    detail::LuSolvePermuted<M>(lu_.data() + k.apos, dinv_.data() + k.piv, z);
     for (int i = 0; i < M; ++i) b[mem[i]] = z[i];
     const Eigen::Matrix<double, N, 1> cz =
         Eigen::Map<const Eigen::Matrix<double, N, M>>(c_.data() + k.cpos)
