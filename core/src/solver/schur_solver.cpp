@@ -49,6 +49,17 @@ constexpr int kMaxBlock = 24;
 // padded by zeros; other shapes through the same kernels with run-time sizes.
 constexpr int kFixedCoupling = 6;
 
+// dst[0..n) = src[0..n), n <= N: a copy at compile-time length when n == N (the usual coupling),
+// which the compiler inlines; a loop of run-time length became a call to memcpy per group.
+template <int N>
+inline void CopyRows(double* dst, const double* src, int n) {
+    if (n == N) {
+        for (int r = 0; r < N; ++r) dst[r] = src[r];
+    } else {
+        for (int r = 0; r < n; ++r) dst[r] = src[r];
+    }
+}
+
 // The groups of A's unknowns (see the top of the file), each in increasing order, and the
 // unknowns left for S.
 struct Grouping {
@@ -397,7 +408,7 @@ bool SchurSolver::FactorFixed(const Block& k, const double* a, double* cxo, doub
             const double xq = xc[q];
             for (int r = 0; r < N; ++r) acc[r] += c[q * N + r] * xq;
         }
-        for (int r = 0; r < k.nr; ++r) cxo[col * k.nr + r] = acc[r];
+        CopyRows<N>(cxo + col * k.nr, acc, k.nr);
     }
     return true;
 }
@@ -414,7 +425,7 @@ void SchurSolver::SolveFixedForward(const Block& k, double* b, double* czo) {
     const Eigen::Matrix<double, N, 1> cz =
         Eigen::Map<const Eigen::Matrix<double, N, M>>(c_.data() + k.cpos)
             .lazyProduct(Eigen::Map<const Eigen::Matrix<double, M, 1>>(z));
-    for (int r = 0; r < k.nr; ++r) czo[r] = cz[r];
+    CopyRows<N>(czo, cz.data(), k.nr);
 }
 
 template <int M>
