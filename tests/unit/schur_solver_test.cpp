@@ -202,6 +202,50 @@ TEST_CASE("schur: a singular group falls back to KLU on the whole matrix; singul
     CHECK_FALSE(s2->Factor(B));
 }
 
+TEST_CASE("schur: S by blocks; a zero pivot of the block LU switches S to KLU") {
+    // The chain's S (120 multipliers in blocks of 3) goes through the block LU. Two more
+    // multiplier blocks P and Q, coupled to each other by identities in D and to the first two
+    // groups with explicitly zero constraint rows (C_P = C_Q = 0), make S(P, P) = S(Q, Q) = 0
+    // in S's pattern: S is regular, the block LU without exchanges between blocks is not.
+    const Eigen::SparseMatrix<double> A = MakeKkt(std::vector<int>(40, 6), ChainJoints(40, 3), 1);
+    auto plain = MakeLinearSolver("schur");
+    plain->Analyze(A);
+    REQUIRE(plain->Factor(A));
+    CHECK(plain->remainder_solver() == "block lu");
+    CHECK(RelativeError(*plain, A, 19) <= 1e-12);
+    CHECK(RandomRhsBackwardError(*plain, A) <= 1e-15);
+
+    std::vector<Eigen::Triplet<double>> t;
+    for (int c = 0; c < A.outerSize(); ++c)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(A, c); it; ++it)
+            t.emplace_back(it.row(), it.col(), it.value());
+    const int n = static_cast<int>(A.rows()), P = n, Q = n + 3;
+    for (int r = 0; r < 3; ++r) {
+        t.emplace_back(P + r, Q + r, 1.0);
+        t.emplace_back(Q + r, P + r, 1.0);
+        for (int i = 0; i < 6; ++i) {
+            t.emplace_back(P + r, i, 0.0);                 // C_P (group 0), zero
+            t.emplace_back(i, P + r, 0.5 + 0.1 * i);       // B_P
+            t.emplace_back(Q + r, 6 + i, 0.0);             // C_Q (group 1), zero
+            t.emplace_back(6 + i, Q + r, -0.3 + 0.1 * r);  // B_Q
+        }
+    }
+    Eigen::SparseMatrix<double> B(n + 6, n + 6);
+    B.setFromTriplets(t.begin(), t.end());
+    B.makeCompressed();
+    auto s = MakeLinearSolver("schur");
+    s->Analyze(B);
+    CHECK(s->eliminated() == 240);
+    CHECK(s->remainder_solver() == "block lu");
+    REQUIRE(s->Factor(B));
+    CHECK(s->name() == "schur");
+    CHECK(s->remainder_solver() == "klu");
+    CHECK(RelativeError(*s, B, 20) <= 1e-10);
+    CHECK(RandomRhsBackwardError(*s, B) <= 1e-14);
+    REQUIRE(s->Factor(B));  // KLU on S from now on
+    CHECK(RelativeError(*s, B, 21) <= 1e-10);
+}
+
 TEST_CASE("auto: schur when at least half the unknowns are eliminated, klu otherwise") {
     const Eigen::SparseMatrix<double> A6 = MakeKkt(std::vector<int>(40, 6), ChainJoints(40, 3), 12);
     const Eigen::SparseMatrix<double> A12 =

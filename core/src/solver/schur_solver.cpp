@@ -35,6 +35,7 @@
 #include <optional>
 #include <vector>
 
+#include "block_lu.hpp"
 #include "dense_lu.hpp"
 #include "mbstep/assembly/assembly.hpp"
 #include "mbstep/common.hpp"
@@ -128,6 +129,9 @@ class SchurSolver final : public LinearSolver {
         return full_ ? full_->ordering() : ns_ ? s_solver_->ordering() : Ordering::kNatural;
     }
     int eliminated() const override { return full_ ? 0 : n_ - ns_; }
+    std::string remainder_solver() const override {
+        return full_ || !s_solver_ ? std::string() : s_solver_->name();
+    }
     int largest_group() const override {
         int m = 0;
         for (const Block& k : blocks_) m = std::max(m, k.m);
@@ -320,7 +324,12 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     y_.setZero(ns_);
     s_solver_.reset();
     if (ns_ > 0) {
-        s_solver_ = MakeLinearSolver(ns_ <= kDenseMaxUnknowns ? "naive" : "klu", ordering_, scale_);
+        if (ns_ <= kDenseMaxUnknowns)
+            s_solver_ = MakeLinearSolver("naive", ordering_, scale_);
+        else if (scale_ < 0 && detail::BlockLu::Applies(S_))
+            s_solver_ = std::make_unique<detail::BlockLu>(ordering_);
+        else
+            s_solver_ = MakeLinearSolver("klu", ordering_, scale_);
         s_solver_->Analyze(S_);
     }
 }
@@ -501,7 +510,13 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
         FallBack(A);
         return full_->Factor(A);
     }
-    return ns_ == 0 || s_solver_->Factor(S_);
+    if (ns_ == 0 || s_solver_->Factor(S_)) return true;
+    if (s_solver_->name() != "block lu") return false;
+    // A pivot of the block LU below 1e-13 of the largest (no exchanges between blocks): KLU
+    // with partial pivoting on S from now on.
+    s_solver_ = MakeLinearSolver("klu", ordering_, scale_);
+    s_solver_->Analyze(S_);
+    return s_solver_->Factor(S_);
 }
 
 // z_k = A_k^-1 f_k (in place in b), C_k z_k into cz.

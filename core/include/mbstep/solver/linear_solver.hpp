@@ -71,6 +71,9 @@ class LinearSolver {
     virtual int eliminated() const { return 0; }
     /// Size of the largest eliminated group (`schur`; 0 for the others).
     virtual int largest_group() const { return 0; }
+    /// The solver of what is left after the block elimination (`schur`: "block lu", "klu" or
+    /// "naive"; empty for the others).
+    virtual std::string remainder_solver() const { return {}; }
 
   private:
     bool timing_on_{false};

@@ -1,0 +1,348 @@
+#include "block_lu.hpp"
+
+#include <amd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "dense_lu.hpp"
+#include "mbstep/common.hpp"
+
+namespace mbstep::detail {
+
+namespace {
+
+// d := d^-1 (column-major b x b) by Gauss-Jordan elimination with partial pivoting (the pivots
+// of an LU with partial pivoting); umin, umax take the smallest and largest pivot magnitudes.
+// False at a zero or non-finite pivot.
+template <int Fixed>
+bool InvertInPlace(double* d, int size, double* umin, double* umax) {
+    constexpr int kMax = BlockLu::kMaxBlockSize;
+    const int b = Fixed > 0 ? Fixed : size;
+    double m[kMax][kMax], inv[kMax][kMax];  // row-major copies: rows are exchanged
+    for (int r = 0; r < b; ++r)
+        for (int c = 0; c < b; ++c) m[r][c] = d[c * b + r], inv[r][c] = r == c ? 1.0 : 0.0;
+    for (int k = 0; k < b; ++k) {
+        int p = k;
+        double best = std::abs(m[k][k]);
+        for (int i = k + 1; i < b; ++i)
+            if (std::abs(m[i][k]) > best) best = std::abs(m[i][k]), p = i;
+        if (!(best > 0.0) || !std::isfinite(best)) return false;
+        *umin = std::min(*umin, best), *umax = std::max(*umax, best);
+        if (p != k)
+            for (int c = 0; c < b; ++c)
+                std::swap(m[k][c], m[p][c]), std::swap(inv[k][c], inv[p][c]);
+        const double r = 1.0 / m[k][k];
+        for (int c = 0; c < b; ++c) m[k][c] *= r, inv[k][c] *= r;
+        for (int i = 0; i < b; ++i) {
+            if (i == k) continue;
+            const double f = m[i][k];
+            for (int c = 0; c < b; ++c) m[i][c] -= f * m[k][c], inv[i][c] -= f * inv[k][c];
+        }
+    }
+    for (int r = 0; r < b; ++r)
+        for (int c = 0; c < b; ++c) d[c * b + r] = inv[r][c];
+    return true;
+}
+
+}  // namespace
+
+std::vector<int> BlockLu::FindBlocks(const Eigen::SparseMatrix<double>& A) {
+    const int n = static_cast<int>(A.rows());
+    if (n == 0 || A.cols() != n || !A.isCompressed()) return {};
+    const int* colptr = A.outerIndexPtr();
+    const int* rowind = A.innerIndexPtr();
+    auto same_pattern = [&](int a, int b) {
+        const int la = colptr[a + 1] - colptr[a];
+        return la == colptr[b + 1] - colptr[b] &&
+               std::equal(rowind + colptr[a], rowind + colptr[a + 1], rowind + colptr[b]);
+    };
+    std::vector<int> start{0};
+    for (int j = 1; j < n; ++j)
+        if (!same_pattern(j, j - 1) || j - start.back() == kMaxBlockSize) start.push_back(j);
+    start.push_back(n);
+    // Every block's own rows in its (shared) column pattern: a dense diagonal block.
+    for (size_t J = 0; J + 1 < start.size(); ++J) {
+        const int* r0 = rowind + colptr[start[J]];
+        const int* r1 = rowind + colptr[start[J] + 1];
+        if (!std::is_sorted(r0, r1)) return {};
+        for (int r = start[J]; r < start[J + 1]; ++r)
+            if (!std::binary_search(r0, r1, r)) return {};
+    }
+    return start;
+}
+
+bool BlockLu::Applies(const Eigen::SparseMatrix<double>& A) { return !FindBlocks(A).empty(); }
+
+void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
+    const std::vector<int> start = FindBlocks(A);
+    if (start.empty()) throw RunError("block LU: the matrix has no dense diagonal blocks");
+    n_ = static_cast<int>(A.rows());
+    nb_ = static_cast<int>(start.size()) - 1;
+    factored_ = false;
+    const int* colptr = A.outerIndexPtr();
+    const int* rowind = A.innerIndexPtr();
+    std::vector<int> block_of(n_);
+    for (int J = 0; J < nb_; ++J)
+        for (int r = start[J]; r < start[J + 1]; ++r) block_of[r] = J;
+
+    // Symmetric block pattern (without the diagonal), column-compressed and sorted.
+    std::vector<std::vector<int>> adj(nb_);
+    for (int J = 0; J < nb_; ++J)
+        for (int p = colptr[start[J]]; p < colptr[start[J] + 1]; ++p) {
+            const int I = block_of[rowind[p]];
+            if (I != J) adj[I].push_back(J), adj[J].push_back(I);
+        }
+    std::vector<int> bp{0}, bi;
+    for (auto& a : adj) {
+        std::sort(a.begin(), a.end());
+        a.erase(std::unique(a.begin(), a.end()), a.end());
+        bi.insert(bi.end(), a.begin(), a.end());
+        bp.push_back(static_cast<int>(bi.size()));
+    }
+
+    // Elimination order of the blocks.
+    std::vector<int> order(nb_);  // order[k] = block eliminated k-th
+    ordering_ = requested_ == Ordering::kNatural ? Ordering::kNatural
+                : requested_ == Ordering::kRcm   ? Ordering::kRcm
+                                                 : Ordering::kAmd;
+    if (ordering_ == Ordering::kNatural) {
+        std::iota(order.begin(), order.end(), 0);
+    } else if (ordering_ == Ordering::kRcm) {
+        order = ReverseCuthillMcKee(nb_, bp.data(), bi.data());
+    } else {
+        double info[AMD_INFO];
+        const int status = amd_order(nb_, bp.data(), bi.data(), order.data(), nullptr, info);
+        if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
+            throw RunError("block LU: AMD ordering failed (status " + std::to_string(status) + ")");
+    }
+    std::vector<int> pos(nb_);  // pos[block] = its place in the order
+    for (int k = 0; k < nb_; ++k) pos[order[k]] = k;
+
+    // Structure of L's block columns (= U's block rows): A's lower pattern merged with the
+    // children's structures in the elimination tree.
+    std::vector<std::vector<int>> st(nb_), children(nb_);
+    std::vector<int> mark(nb_, -1);
+    for (int k = 0; k < nb_; ++k) {
+        std::vector<int>& s = st[k];
+        auto add = [&](int i) {
+            if (i > k && mark[i] != k) mark[i] = k, s.push_back(i);
+        };
+        for (int q = bp[order[k]]; q < bp[order[k] + 1]; ++q) add(pos[bi[q]]);
+        for (int c : children[k])
+            for (int i : st[c]) add(i);
+        std::sort(s.begin(), s.end());
+        if (!s.empty()) children[s.front()].push_back(k);
+    }
+    std::vector<std::vector<int>>().swap(children);
+
+    size_.assign(nb_, 0), first_.assign(nb_, 0), diag_.assign(nb_, 0);
+    offset_.assign(nb_ + 1, 0), struct_begin_.assign(nb_ + 1, 0);
+    struct_.clear(), lpos_.clear(), upos_.clear();
+    int offset = 0;
+    for (int k = 0; k < nb_; ++k) {
+        size_[k] = start[order[k] + 1] - start[order[k]];
+        first_[k] = start[order[k]];
+        offset_[k + 1] = offset_[k] + size_[k];
+    }
+    for (int k = 0; k < nb_; ++k) {
+        diag_[k] = offset;
+        offset += size_[k] * size_[k];
+        for (int i : st[k]) {
+            struct_.push_back(i);
+            lpos_.push_back(offset);
+            offset += size_[i] * size_[k];
+            upos_.push_back(offset);
+            offset += size_[k] * size_[i];
+        }
+        struct_begin_[k + 1] = static_cast<int>(struct_.size());
+    }
+    std::vector<std::vector<int>>().swap(st);
+    values_.assign(offset, 0.0);
+
+    work_.assign(n_, 0.0);
+
+    // Offset of block (i, j) of the factors: the diagonal, L_ij (i > j) or U_ij (i < j).
+    auto block_at = [&](int i, int j) {
+        if (i == j) return diag_[i];
+        const int col = std::min(i, j), other = std::max(i, j);
+        const int* b = struct_.data() + struct_begin_[col];
+        const int* e = struct_.data() + struct_begin_[col + 1];
+        const int* f = std::lower_bound(b, e, other);
+        if (f == e || *f != other) throw RunError("block LU: symbolic fill inconsistent");
+        const int q = static_cast<int>(f - struct_.data());
+        return i > j ? lpos_[q] : upos_[q];
+    };
+    update_begin_.assign(nb_ + 1, 0);
+    update_.clear();
+    for (int k = 0; k < nb_; ++k) {
+        for (int qa = struct_begin_[k]; qa < struct_begin_[k + 1]; ++qa)
+            for (int qc = struct_begin_[k]; qc < struct_begin_[k + 1]; ++qc)
+                update_.push_back(block_at(struct_[qa], struct_[qc]));
+        update_begin_[k + 1] = static_cast<int>(update_.size());
+    }
+    scatter_.assign(A.nonZeros(), 0);
+    for (int c = 0; c < n_; ++c) {
+        const int kj = pos[block_of[c]];
+        for (int p = colptr[c]; p < colptr[c + 1]; ++p) {
+            const int r = rowind[p];
+            const int ki = pos[block_of[r]];
+            scatter_[p] = block_at(ki, kj) + (c - first_[kj]) * size_[ki] + (r - first_[ki]);
+        }
+    }
+    // Positions of the factors no entry of A lands on (fill, and the blocks' structural zeros).
+    std::vector<char> covered(values_.size(), 0);
+    for (int p : scatter_) covered[p] = 1;
+    fill_.clear();
+    for (size_t p = 0; p < covered.size(); ++p)
+        if (!covered[p]) fill_.push_back(static_cast<int>(p));
+    uniform_ = size_.empty() ? 0 : size_[0];
+    for (int b : size_)
+        if (b != uniform_) uniform_ = 0;
+    for (auto* v : {&struct_, &lpos_, &upos_, &update_, &scatter_, &fill_}) v->shrink_to_fit();
+}
+
+bool BlockLu::Factor(const Eigen::SparseMatrix<double>& A) {
+    factored_ = false;
+    if (static_cast<size_t>(A.nonZeros()) != scatter_.size())
+        throw RunError("block LU: the matrix's pattern changed since Analyze()");
+    double* v = values_.data();
+    for (int p : fill_) v[p] = 0.0;
+    const double* a = A.valuePtr();
+    for (size_t p = 0; p < scatter_.size(); ++p) v[scatter_[p]] = a[p];
+    double umin = std::numeric_limits<double>::infinity(), umax = 0.0;
+    double growth = 0.0;
+    const bool ok = uniform_ == 3   ? FactorBlocks<3>(&umin, &umax, &growth)
+                    : uniform_ == 6 ? FactorBlocks<6>(&umin, &umax, &growth)
+                                    : FactorBlocks<0>(&umin, &umax, &growth);
+    if (!ok) return false;
+    pivot_ratio_ = nb_ ? umin / umax : 1.0;
+    if (!(pivot_ratio_ > 1e-13) || !std::isfinite(umax) || !(growth <= kMaxGrowth)) {
+        pivot_ratio_ = 0.0;
+        return false;
+    }
+    factored_ = true;
+    return true;
+}
+
+// Fixed = B > 0: every block has B unknowns (loops at compile-time trip counts); 0: any sizes.
+template <int Fixed>
+bool BlockLu::FactorBlocks(double* umin, double* umax, double* growth_out) {
+    double* v = values_.data();
+    double growth = 0.0;
+    for (int k = 0; k < nb_; ++k) {
+        const int b = Fixed > 0 ? Fixed : size_[k];
+        double* d = v + diag_[k];
+        // D_k^-1 from its LU (partial pivoting inside the block), in place of D_k.
+        if (!InvertInPlace<Fixed>(d, b, umin, umax)) return false;
+        // L_ik := A_ik D_k^-1.
+        for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
+            const int bi = Fixed > 0 ? Fixed : size_[struct_[q]];
+            double* l = v + lpos_[q];
+            double t[kMaxBlockSize * kMaxBlockSize];
+            for (int c = 0; c < b; ++c)
+                for (int r = 0; r < bi; ++r) {
+                    double sum = 0.0;
+                    for (int s = 0; s < b; ++s) sum += l[s * bi + r] * d[c * b + s];
+                    t[c * bi + r] = sum;
+                }
+            for (int q2 = 0; q2 < bi * b; ++q2)
+                l[q2] = t[q2], growth = std::max(growth, std::abs(t[q2]));
+        }
+        // A_ij -= L_ik U_kj for i, j in the structure of k.
+        const int* target = update_.data() + update_begin_[k];
+        for (int qa = struct_begin_[k]; qa < struct_begin_[k + 1]; ++qa) {
+            const int bi = Fixed > 0 ? Fixed : size_[struct_[qa]];
+            const double* l = v + lpos_[qa];
+            for (int qc = struct_begin_[k]; qc < struct_begin_[k + 1]; ++qc) {
+                const int bj = Fixed > 0 ? Fixed : size_[struct_[qc]];
+                const double* u = v + upos_[qc];
+                double* t = v + *target++;
+                for (int c = 0; c < bj; ++c)
+                    for (int r = 0; r < bi; ++r) {
+                        double sum = t[c * bi + r];
+                        for (int s = 0; s < b; ++s) sum -= l[s * bi + r] * u[c * b + s];
+                        t[c * bi + r] = sum;
+                    }
+            }
+        }
+        // U_kj is not needed any more: W_kj = D_k^-1 U_kj in its place (the backward solve).
+        for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
+            const int bj = Fixed > 0 ? Fixed : size_[struct_[q]];
+            double* u = v + upos_[q];
+            double t[kMaxBlockSize * kMaxBlockSize];
+            for (int c = 0; c < bj; ++c)
+                for (int r = 0; r < b; ++r) {
+                    double sum = 0.0;
+                    for (int s = 0; s < b; ++s) sum += d[s * b + r] * u[c * b + s];
+                    t[c * b + r] = sum;
+                }
+            for (int q2 = 0; q2 < b * bj; ++q2)
+                u[q2] = t[q2], growth = std::max(growth, std::abs(t[q2]));
+        }
+    }
+    *growth_out = growth;
+    return true;
+}
+
+void BlockLu::Solve(Eigen::VectorXd& bv) {
+    if (uniform_ == 3) return SolveBlocks<3>(bv.data());
+    if (uniform_ == 6) return SolveBlocks<6>(bv.data());
+    SolveBlocks<0>(bv.data());
+}
+
+// Forward: y_i -= L_ik y_k, then y_k := D_k^-1 y_k; backward: x_k = y_k - sum_j W_kj x_j. The
+// chain of dependent operations per block is one small matrix-vector product each way.
+template <int Fixed>
+void BlockLu::SolveBlocks(double* b) {
+    double* y = work_.data();  // block k of the elimination order at off[k]
+    const double* v = values_.data();
+    const int* off = offset_.data();
+    auto size = [&](int k) { return Fixed > 0 ? Fixed : size_[k]; };
+    for (int k = 0; k < nb_; ++k)
+        for (int r = 0; r < size(k); ++r) y[off[k] + r] = b[first_[k] + r];
+    for (int k = 0; k < nb_; ++k) {
+        const int bk = size(k);
+        double* yk = y + off[k];
+        for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
+            const int i = struct_[q];
+            const int bi = size(i);
+            double* yi = y + off[i];
+            const double* l = v + lpos_[q];
+            for (int r = 0; r < bi; ++r) {
+                double sum = yi[r];
+                for (int c = 0; c < bk; ++c) sum -= l[c * bi + r] * yk[c];
+                yi[r] = sum;
+            }
+        }
+        const double* d = v + diag_[k];
+        double z[kMaxBlockSize];
+        for (int r = 0; r < bk; ++r) {
+            double sum = 0.0;
+            for (int c = 0; c < bk; ++c) sum += d[c * bk + r] * yk[c];
+            z[r] = sum;
+        }
+        for (int r = 0; r < bk; ++r) yk[r] = z[r];
+    }
+    for (int k = nb_ - 1; k >= 0; --k) {
+        const int bk = size(k);
+        double* yk = y + off[k];
+        for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
+            const int j = struct_[q];
+            const int bj = size(j);
+            const double* yj = y + off[j];
+            const double* w = v + upos_[q];
+            for (int r = 0; r < bk; ++r) {
+                double sum = yk[r];
+                for (int c = 0; c < bj; ++c) sum -= w[c * bk + r] * yj[c];
+                yk[r] = sum;
+            }
+        }
+    }
+    for (int k = 0; k < nb_; ++k)
+        for (int r = 0; r < size(k); ++r) b[first_[k] + r] = y[off[k] + r];
+}
+
+}  // namespace mbstep::detail
