@@ -208,10 +208,15 @@ bool BlockLu::Factor(const Eigen::SparseMatrix<double>& A) {
     factored_ = false;
     if (static_cast<size_t>(A.nonZeros()) != scatter_.size())
         throw RunError("block LU: the matrix's pattern changed since Analyze()");
+    ZeroFill();
     double* v = values_.data();
-    for (int p : fill_) v[p] = 0.0;
     const double* a = A.valuePtr();
     for (size_t p = 0; p < scatter_.size(); ++p) v[scatter_[p]] = a[p];
+    return FactorValues();
+}
+
+bool BlockLu::FactorValues() {
+    factored_ = false;
     double umin = std::numeric_limits<double>::infinity(), umax = 0.0;
     double growth = 0.0;
     const bool ok = uniform_ == 3   ? FactorBlocks<3>(&umin, &umax, &growth)

@@ -51,6 +51,16 @@ class BlockLu final : public LinearSolver {
     long FactorNonzeros() const override { return static_cast<long>(values_.size()); }
     Ordering ordering() const override { return ordering_; }
 
+    /// Assembly in place (`schur`): the storage, the position in it of A's p-th entry (CSC
+    /// order; the same for any values), zeroing the positions no entry of A reaches, and the
+    /// factorization of what was written there (Factor() = ZeroFill, scatter A, FactorValues).
+    double* values() { return values_.data(); }
+    int value_position(int p) const { return scatter_[p]; }
+    void ZeroFill() {
+        for (int p : fill_) values_[p] = 0.0;
+    }
+    bool FactorValues();
+
     /// Whether A's pattern (square, compressed) has the block structure above.
     static bool Applies(const Eigen::SparseMatrix<double>& A);
     int blocks() const { return nb_; }

@@ -167,6 +167,9 @@ class SchurSolver final : public LinearSolver {
     template <int M>
     void SolveFixedBackward(const Block& k, double* b, const double* y) const;
     void FallBack(const Eigen::SparseMatrix<double>& A);
+    bool FactorGroupsInParallel(const double* a);
+    bool FactorIntoBlocks(const Eigen::SparseMatrix<double>& A);
+    void MapIntoBlocks();
 
     Ordering ordering_;
     int scale_;
@@ -189,6 +192,12 @@ class SchurSolver final : public LinearSolver {
     Eigen::SparseMatrix<double> S_;
     Eigen::VectorXd y_;
     std::unique_ptr<LinearSolver> s_solver_, full_;
+    // When S goes to the block LU: S's entries assembled in its storage (FactorIntoBlocks) at
+    // the positions of d_pairs_ and spos_ mapped there, with sblu_first_[q] set for the first
+    // term of an entry.
+    detail::BlockLu* blu_{nullptr};
+    std::vector<int> dpos_blu_, spos_blu_;
+    std::vector<char> sblu_first_;
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
@@ -323,6 +332,7 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     c_.assign(cpos_.size(), 0.0);
     y_.setZero(ns_);
     s_solver_.reset();
+    blu_ = nullptr;
     if (ns_ > 0) {
         if (ns_ <= kDenseMaxUnknowns)
             s_solver_ = MakeLinearSolver("naive", ordering_, scale_);
@@ -331,7 +341,26 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
         else
             s_solver_ = MakeLinearSolver("klu", ordering_, scale_);
         s_solver_->Analyze(S_);
+        blu_ = dynamic_cast<detail::BlockLu*>(s_solver_.get());
+        if (blu_) MapIntoBlocks();
     }
+}
+
+void SchurSolver::MapIntoBlocks() {
+    std::vector<char> written(blu_->FactorNonzeros(), 0);
+    dpos_blu_.resize(d_pairs_.size());
+    for (size_t q = 0; q < d_pairs_.size(); ++q) {
+        dpos_blu_[q] = blu_->value_position(d_pairs_[q].second);
+        written[dpos_blu_[q]] = 1;
+    }
+    spos_blu_.resize(spos_.size());
+    sblu_first_.assign(spos_.size(), 0);
+    for (const Block& k : blocks_)  // in the order Factor subtracts
+        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
+            spos_blu_[q] = blu_->value_position(spos_[q]);
+            sblu_first_[q] = !written[spos_blu_[q]];
+            written[spos_blu_[q]] = 1;
+        }
 }
 
 void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
@@ -458,6 +487,7 @@ bool SchurSolver::FactorGroup(const Block& k, const double* a, double* cx, doubl
 
 bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
     if (full_) return full_->Factor(A);
+    if (blu_) return FactorIntoBlocks(A);
     const double* a = A.valuePtr();
     double* s = S_.valuePtr();
     std::fill(s, s + S_.nonZeros(), 0.0);
@@ -489,34 +519,82 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
         }
     } else {
         // The groups in parallel, then the same subtractions in the same order as above.
-        std::atomic<bool> all_ok{true};
-        if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
-        arena_->execute([&] {
-            tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks_.size(), 64),
-                              [&](const tbb::blocked_range<size_t>& range) {
-                                  for (size_t g = range.begin(); g != range.end(); ++g)
-                                      if (!FactorGroup(blocks_[g], a, cx_.data() + blocks_[g].spos,
-                                                       &group_rcond_[g]))
-                                          all_ok = false;
-                              });
-        });
-        ok = all_ok;
-        if (ok) {
+        ok = FactorGroupsInParallel(a);
+        if (ok)
             for (size_t q = 0; q < spos_.size(); ++q) s[spos_[q]] -= cx_[q];
-            for (double r : group_rcond_) block_rcond_ = std::min(block_rcond_, r);
-        }
     }
     if (!ok) {  // a (nearly) singular group: KLU on the whole matrix from now on
         FallBack(A);
         return full_->Factor(A);
     }
-    if (ns_ == 0 || s_solver_->Factor(S_)) return true;
-    if (s_solver_->name() != "block lu") return false;
-    // A pivot of the block LU below 1e-13 of the largest (no exchanges between blocks): KLU
-    // with partial pivoting on S from now on.
+    return ns_ == 0 || s_solver_->Factor(S_);
+}
+
+bool SchurSolver::FactorGroupsInParallel(const double* a) {
+    std::atomic<bool> all_ok{true};
+    if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+    arena_->execute([&] {
+        tbb::parallel_for(
+            tbb::blocked_range<size_t>(0, blocks_.size(), 64),
+            [&](const tbb::blocked_range<size_t>& range) {
+                for (size_t g = range.begin(); g != range.end(); ++g)
+                    if (!FactorGroup(blocks_[g], a, cx_.data() + blocks_[g].spos, &group_rcond_[g]))
+                        all_ok = false;
+            });
+    });
+    if (!all_ok) return false;
+    for (double r : group_rcond_) block_rcond_ = std::min(block_rcond_, r);
+    return true;
+}
+
+// S assembled directly in the block LU's storage: the same sums in the same order as in S_
+// (D's entries assigned, each group's C_k X_k subtracted in group order), but an entry's first
+// term starts from 0 instead of a zeroed copy (sblu_first_), the positions no term reaches are
+// zeroed (the fill), and no S_ is written and scattered: two passes over S fewer per
+// factorization.
+bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
+    const double* a = A.valuePtr();
+    double* s = blu_->values();
+    blu_->ZeroFill();
+    for (size_t q = 0; q < d_pairs_.size(); ++q) s[dpos_blu_[q]] = a[d_pairs_[q].first];
+    const int* spos = spos_blu_.data();
+    const char* first = sblu_first_.data();
+    block_rcond_ = 1.0;
+    bool ok = true;
+    if (threads_ <= 1) {
+        double local[kFixedCoupling * kFixedCoupling];
+        for (const Block& k : blocks_) {
+            double rcond = 1.0;
+            double* cx = k.fixed ? local : cx_.data() + k.spos;
+            if (!FactorGroup(k, a, cx, &rcond)) {
+                ok = false;
+                break;
+            }
+            for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
+                double& e = s[spos[q]];
+                e = (first[q] ? 0.0 : e) - cx[q - k.spos];
+            }
+            block_rcond_ = std::min(block_rcond_, rcond);
+        }
+    } else {
+        ok = FactorGroupsInParallel(a);
+        if (ok)
+            for (size_t q = 0; q < spos_blu_.size(); ++q) {
+                double& e = s[spos[q]];
+                e = (first[q] ? 0.0 : e) - cx_[q];
+            }
+    }
+    if (!ok) {
+        FallBack(A);
+        return full_->Factor(A);
+    }
+    if (blu_->FactorValues()) return true;
+    // A pivot of the block LU below 1e-13 of the largest or too much growth (no exchanges
+    // between blocks): KLU with partial pivoting on S from now on, S assembled again in S_.
+    blu_ = nullptr;
     s_solver_ = MakeLinearSolver("klu", ordering_, scale_);
     s_solver_->Analyze(S_);
-    return s_solver_->Factor(S_);
+    return Factor(A);
 }
 
 // z_k = A_k^-1 f_k (in place in b), C_k z_k into cz.
