@@ -7,7 +7,6 @@
 #include <limits>
 #include <numeric>
 
-#include "dense_lu.hpp"
 #include "mbstep/common.hpp"
 
 namespace mbstep::detail {
