@@ -242,6 +242,14 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     if (out && auto_chosen_in_start)
         out->WriteLog("linear solver chosen by auto: " +
                       integrator.newton_solver()->linear_solver().name() + "\n");
+    // `schur`: what solved the multipliers' Schur complement in the end (the block LU, or KLU
+    // after it refused a factorization).
+    auto log_remainder = [&] {
+        const NewtonSolver* ns = integrator.newton_solver();
+        if (!out || !ns) return;
+        const std::string r = ns->linear_solver().remainder_solver();
+        if (!r.empty()) out->WriteLog("schur: Schur complement solved by " + r + "\n");
+    };
     const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
     Progress progress(options.progress && !rs.forever, t0, tf);
     double t = t0;
@@ -278,6 +286,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         summary.iterations += st.iterations;
         summary.factorizations += st.factorizations;
         if (!st.converged) {
+            log_remainder();
             summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
             summary.final_time = t;
             summary.steps = step;
@@ -306,6 +315,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         progress.Update(t);
     }
     progress.Done();
+    log_remainder();
     summary.completed = true;
     summary.steps = step;
     summary.final_time = t;

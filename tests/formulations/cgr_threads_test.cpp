@@ -17,34 +17,6 @@ using namespace mbstep;
 
 namespace {
 
-// The deck of examples/n-link-chain/generate.py with deterministic spins.
-std::string ChainDeck(int n, const std::string& formulation) {
-    std::ostringstream os;
-    os << "begin: data;\n    problem: initial value;\nend: data;\n"
-       << "set: const real M = 39.;\nset: const real JX = 0.01625;\n"
-       << "set: const real JY = 13.008125;\n"
-       << "begin: initial value;\n    initial time: 0.;\n    final time: 0.02;\n"
-       << "    time step: 0.001;\n    method: ms, 0.6;\n    tolerance: 1e-08;\n"
-       << "    max iterations: 20;\n    formulation: " << formulation << ";\n"
-       << "end: initial value;\n"
-       << "begin: control data;\n    structural nodes: " << n << ";\n    rigid bodies: " << n
-       << ";\n    joints: " << n << ";\n    gravity;\nend: control data;\nbegin: nodes;\n";
-    for (int i = 0; i < n; ++i)
-        os << "    structural: " << i + 1 << ", dynamic, 0., 0., " << -(2 * i + 1)
-           << "., matr, 0., 0., 1., 0., 1., 0., -1., 0., 0., null, 0., 0., "
-           << 10.0 * std::sin(1.0 + i) << ";\n";
-    os << "end: nodes;\nbegin: elements;\n";
-    for (int i = 0; i < n; ++i)
-        os << "    body: " << i + 1 << ", " << i + 1 << ", M, null, diag, JX, JY, JY;\n";
-    os << "    joint: 1, spherical pin, 1, position, -1., 0., 0., position, null;\n";
-    for (int i = 1; i < n; ++i)
-        os << "    joint: " << i + 1 << ", spherical hinge, " << i << ", position, 1., 0., 0., "
-           << i + 1 << ", position, -1., 0., 0.;\n";
-    os << "    gravity: uniform, 0.07169162, 0.68473815, 0.72525442, const, 9.81;\n"
-       << "end: elements;\n";
-    return os.str();
-}
-
 bool SameBits(const double* a, const double* b, size_t n) {
     return std::memcmp(a, b, n * sizeof(double)) == 0;
 }
@@ -68,7 +40,7 @@ TEST_CASE("cgr family: residual and iteration matrix bit-identical on one and tw
     const Registry& reg = GlobalRegistry();
     for (const char* form : kFormulations) {
         INFO("formulation ", form);
-        Deck deck = ReadDeckText(ChainDeck(300, form), "chain300", reg);
+        Deck deck = ReadDeckText(test::ChainDeckText(300, form), "chain300", reg);
         auto f = reg.FindFormulation(form)->make(deck.model);
         FirstOrderProblem& p = *f->first_order();
         p.SolveInitialDerivatives(deck.settings.solver, 1e-3);
@@ -113,7 +85,7 @@ TEST_CASE("cgr family: 20 steps of a 300-link chain bit-identical on one and two
             std::vector<FrameState> states[2];
             RunSummary summary[2];
             for (int t = 0; t < 2; ++t) {
-                Deck deck = ReadDeckText(ChainDeck(300, form), "chain300", reg);
+                Deck deck = ReadDeckText(test::ChainDeckText(300, form), "chain300", reg);
                 std::string name;
                 deck.integrator = MakeIntegrator(method, reg, &name);
                 deck.method_name = name;

@@ -127,39 +127,11 @@ std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::st
     return per_step;
 }
 
-// A chain of n links as examples/n-link-chain/generate.py writes it (deterministic spins),
-// written to a temporary file: n = 50 gives `schur` an S of 150 unknowns, the block LU's.
+// A chain of n links (test::ChainDeckText) in a temporary file: n = 50 gives `schur` an S of
+// 150 unknowns, the block LU's.
 std::string ChainDeckFile(int n) {
     const std::string path = "allocation_chain" + std::to_string(n) + ".mbd";
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    REQUIRE(f);
-    std::fprintf(f,
-                 "begin: data;\n problem: initial value;\nend: data;\n"
-                 "begin: initial value;\n initial time: 0.;\n final time: 1.;\n"
-                 " time step: 0.001;\n method: ms, 0.6;\n tolerance: 1e-08;\n"
-                 " max iterations: 20;\nend: initial value;\n"
-                 "begin: control data;\n structural nodes: %d;\n rigid bodies: %d;\n"
-                 " joints: %d;\n gravity;\nend: control data;\nbegin: nodes;\n",
-                 n, n, n);
-    for (int i = 0; i < n; ++i)
-        std::fprintf(f,
-                     " structural: %d, dynamic, 0., 0., %d., matr, 0., 0., 1., 0., 1., 0., -1., "
-                     "0., 0., null, 0., 0., %.17g;\n",
-                     i + 1, -(2 * i + 1), 10.0 * std::sin(1.0 + i));
-    std::fprintf(f, "end: nodes;\nbegin: elements;\n");
-    for (int i = 0; i < n; ++i)
-        std::fprintf(f, " body: %d, %d, 39., null, diag, 0.01625, 13.008125, 13.008125;\n", i + 1,
-                     i + 1);
-    std::fprintf(f, " joint: 1, spherical pin, 1, position, -1., 0., 0., position, null;\n");
-    for (int i = 1; i < n; ++i)
-        std::fprintf(f,
-                     " joint: %d, spherical hinge, %d, position, 1., 0., 0., %d, position, -1., "
-                     "0., 0.;\n",
-                     i + 1, i, i + 1);
-    std::fprintf(f,
-                 " gravity: uniform, 0.07169162, 0.68473815, 0.72525442, const, 9.81;\n"
-                 "end: elements;\n");
-    std::fclose(f);
+    std::ofstream(path) << ChainDeckText(n, "", 1.0);
     return path;
 }
 

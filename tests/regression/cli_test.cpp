@@ -79,6 +79,16 @@ TEST_CASE("mbstep run: --formulation, --time-step, --final-time, --tolerance ove
     // after the summary (one node: the dense `naive` LU).
     CHECK(Slurp(prefix + ".log").find("linear solver chosen by auto: naive\n") !=
           std::string::npos);
+    // A 40-link chain: `auto` takes `schur`, whose Schur complement (120 multipliers in blocks
+    // of 3) goes to the block LU; the .log says so.
+    const std::string chain = (dir / "chain40.mbd").string();
+    std::ofstream(chain) << mbstep::test::ChainDeckText(40, "", 0.005);
+    REQUIRE(Shell(kExe + " run " + chain + " -o " + (dir / "chain").string() + " --quiet > " + log +
+                  " 2>&1") == 0);
+    const std::string chain_log = Slurp((dir / "chain").string() + ".log");
+    INFO(chain_log);
+    CHECK(chain_log.find("linear solver: auto (schur)") != std::string::npos);
+    CHECK(chain_log.find("schur: Schur complement solved by block lu\n") != std::string::npos);
     // Bad values are refused before anything runs.
     for (const char* bad : {" --time-step -1", " --tolerance 0", " --formulation 'no such'"}) {
         INFO(bad);

@@ -21,6 +21,38 @@ inline std::string SourcePath(const std::string& rel) {
     return std::string(MBSTEP_SOURCE_DIR) + "/" + rel;
 }
 
+/// The n-link chain of examples/n-link-chain/generate.py (`ms, 0.6`, h = 1e-3, tolerance 1e-8)
+/// with deterministic spins 10 sin(1 + i), ending at final_time; `formulation` ("" none) is
+/// written into the deck. For tests that need a chain of a size no example has.
+inline std::string ChainDeckText(int n, const std::string& formulation = "",
+                                 double final_time = 0.02) {
+    std::ostringstream os;
+    os << "begin: data;\n    problem: initial value;\nend: data;\n"
+       << "set: const real M = 39.;\nset: const real JX = 0.01625;\n"
+       << "set: const real JY = 13.008125;\n"
+       << "begin: initial value;\n    initial time: 0.;\n    final time: " << final_time
+       << ";\n    time step: 0.001;\n    method: ms, 0.6;\n    tolerance: 1e-08;\n"
+       << "    max iterations: 20;\n";
+    if (!formulation.empty()) os << "    formulation: " << formulation << ";\n";
+    os << "end: initial value;\n"
+       << "begin: control data;\n    structural nodes: " << n << ";\n    rigid bodies: " << n
+       << ";\n    joints: " << n << ";\n    gravity;\nend: control data;\nbegin: nodes;\n";
+    for (int i = 0; i < n; ++i)
+        os << "    structural: " << i + 1 << ", dynamic, 0., 0., " << -(2 * i + 1)
+           << "., matr, 0., 0., 1., 0., 1., 0., -1., 0., 0., null, 0., 0., "
+           << 10.0 * std::sin(1.0 + i) << ";\n";
+    os << "end: nodes;\nbegin: elements;\n";
+    for (int i = 0; i < n; ++i)
+        os << "    body: " << i + 1 << ", " << i + 1 << ", M, null, diag, JX, JY, JY;\n";
+    os << "    joint: 1, spherical pin, 1, position, -1., 0., 0., position, null;\n";
+    for (int i = 1; i < n; ++i)
+        os << "    joint: " << i + 1 << ", spherical hinge, " << i << ", position, 1., 0., 0., "
+           << i + 1 << ", position, -1., 0., 0.;\n";
+    os << "    gravity: uniform, 0.07169162, 0.68473815, 0.72525442, const, 9.81;\n"
+       << "end: elements;\n";
+    return os.str();
+}
+
 struct RunResult {
     std::vector<FrameState> final_states;
     RunSummary summary;

@@ -292,6 +292,9 @@ class AutoSolver final : public LinearSolver {
     }
     int eliminated() const override { return impl_ ? impl_->eliminated() : 0; }
     int largest_group() const override { return impl_ ? impl_->largest_group() : 0; }
+    std::string remainder_solver() const override {
+        return impl_ ? impl_->remainder_solver() : std::string();
+    }
     bool Factor(const Eigen::SparseMatrix<double>& A) override { return impl_->Factor(A); }
     void Solve(Eigen::VectorXd& b) override { impl_->Solve(b); }
     double ReciprocalCondition() override { return impl_ ? impl_->ReciprocalCondition() : 0.0; }
