@@ -46,6 +46,23 @@ bool InvertInPlace(double* d, int size, double* umin, double* umax) {
     return true;
 }
 
+// out := x y for column-major x (m x p) and y (p x n), out (m x n) may be x or y; each entry
+// summed in order from 0. Returns the largest magnitude written (the growth test).
+template <int Fixed>
+double MultiplyInPlace(const double* x, const double* y, int m, int p, int n, double* out) {
+    if (Fixed > 0) m = p = n = Fixed;
+    double t[BlockLu::kMaxBlockSize * BlockLu::kMaxBlockSize];
+    for (int c = 0; c < n; ++c)
+        for (int r = 0; r < m; ++r) {
+            double sum = 0.0;
+            for (int s = 0; s < p; ++s) sum += x[s * m + r] * y[c * p + s];
+            t[c * m + r] = sum;
+        }
+    double largest = 0.0;
+    for (int q = 0; q < m * n; ++q) out[q] = t[q], largest = std::max(largest, std::abs(t[q]));
+    return largest;
+}
+
 }  // namespace
 
 std::vector<int> BlockLu::FindBlocks(const Eigen::SparseMatrix<double>& A) {
@@ -204,7 +221,6 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
 }
 
 bool BlockLu::Factor(const Eigen::SparseMatrix<double>& A) {
-    factored_ = false;
     if (static_cast<size_t>(A.nonZeros()) != scatter_.size())
         throw RunError("block LU: the matrix's pattern changed since Analyze()");
     ZeroFill();
@@ -245,15 +261,7 @@ bool BlockLu::FactorBlocks(double* umin, double* umax, double* growth_out) {
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
             const int bi = Fixed > 0 ? Fixed : size_[struct_[q]];
             double* l = v + lpos_[q];
-            double t[kMaxBlockSize * kMaxBlockSize];
-            for (int c = 0; c < b; ++c)
-                for (int r = 0; r < bi; ++r) {
-                    double sum = 0.0;
-                    for (int s = 0; s < b; ++s) sum += l[s * bi + r] * d[c * b + s];
-                    t[c * bi + r] = sum;
-                }
-            for (int q2 = 0; q2 < bi * b; ++q2)
-                l[q2] = t[q2], growth = std::max(growth, std::abs(t[q2]));
+            growth = std::max(growth, MultiplyInPlace<Fixed>(l, d, bi, b, b, l));
         }
         // A_ij -= L_ik U_kj for i, j in the structure of k.
         const int* target = update_.data() + update_begin_[k];
@@ -276,15 +284,7 @@ bool BlockLu::FactorBlocks(double* umin, double* umax, double* growth_out) {
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
             const int bj = Fixed > 0 ? Fixed : size_[struct_[q]];
             double* u = v + upos_[q];
-            double t[kMaxBlockSize * kMaxBlockSize];
-            for (int c = 0; c < bj; ++c)
-                for (int r = 0; r < b; ++r) {
-                    double sum = 0.0;
-                    for (int s = 0; s < b; ++s) sum += d[s * b + r] * u[c * b + s];
-                    t[c * b + r] = sum;
-                }
-            for (int q2 = 0; q2 < b * bj; ++q2)
-                u[q2] = t[q2], growth = std::max(growth, std::abs(t[q2]));
+            growth = std::max(growth, MultiplyInPlace<Fixed>(d, u, b, b, bj, u));
         }
     }
     *growth_out = growth;

@@ -167,7 +167,8 @@ class SchurSolver final : public LinearSolver {
     template <int M>
     void SolveFixedBackward(const Block& k, double* b, const double* y) const;
     void FallBack(const Eigen::SparseMatrix<double>& A);
-    bool FactorGroupsInParallel(const double* a);
+    template <class Subtract>
+    bool FactorGroups(const double* a, Subtract&& subtract);
     bool FactorIntoBlocks(const Eigen::SparseMatrix<double>& A);
     void MapIntoBlocks();
 
@@ -492,37 +493,19 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
     double* s = S_.valuePtr();
     std::fill(s, s + S_.nonZeros(), 0.0);
     for (const auto& [pa, ps] : d_pairs_) s[ps] = a[pa];
-    block_rcond_ = 1.0;
-    bool ok = true;
-    if (threads_ <= 1) {
-        // S(R_k, C_k) -= C_k X_k group by group.
-        // (A fixed group's C_k X_k stays on the stack: cx_ is for the parallel path.)
-        double local[kFixedCoupling * kFixedCoupling];
-        for (const Block& k : blocks_) {
-            double rcond = 1.0;
-            double* cx = k.fixed ? local : cx_.data() + k.spos;
-            if (!FactorGroup(k, a, cx, &rcond)) {
-                ok = false;
-                break;
+    // S(R_k, C_k) -= C_k X_k.
+    const bool ok = FactorGroups(a, [&](const Block& k, const double* cx) {
+        if (k.runs >= 0) {
+            const int* scol = runs_.data() + k.runs + 2 * k.m + k.nc;
+            for (int c = 0; c < k.nc; ++c) {
+                double* sc = s + scol[c];
+                for (int r = 0; r < k.nr; ++r) sc[r] -= cx[c * k.nr + r];
             }
-            if (k.runs >= 0) {
-                const int* scol = runs_.data() + k.runs + 2 * k.m + k.nc;
-                for (int c = 0; c < k.nc; ++c) {
-                    double* sc = s + scol[c];
-                    for (int r = 0; r < k.nr; ++r) sc[r] -= cx[c * k.nr + r];
-                }
-            } else {
-                const int* spos = spos_.data() + k.spos;
-                for (int q = 0; q < k.nr * k.nc; ++q) s[spos[q]] -= cx[q];
-            }
-            block_rcond_ = std::min(block_rcond_, rcond);
+        } else {
+            const int* spos = spos_.data() + k.spos;
+            for (int q = 0; q < k.nr * k.nc; ++q) s[spos[q]] -= cx[q];
         }
-    } else {
-        // The groups in parallel, then the same subtractions in the same order as above.
-        ok = FactorGroupsInParallel(a);
-        if (ok)
-            for (size_t q = 0; q < spos_.size(); ++q) s[spos_[q]] -= cx_[q];
-    }
+    });
     if (!ok) {  // a (nearly) singular group: KLU on the whole matrix from now on
         FallBack(A);
         return full_->Factor(A);
@@ -530,7 +513,24 @@ bool SchurSolver::Factor(const Eigen::SparseMatrix<double>& A) {
     return ns_ == 0 || s_solver_->Factor(S_);
 }
 
-bool SchurSolver::FactorGroupsInParallel(const double* a) {
+// Every group factored, and subtract(k, C_k X_k) called for each in group order: one thread
+// group after group (a fixed group's C_k X_k on the stack: cx_ is for the parallel path), or
+// the groups in parallel and then the subtractions in the same order -- every entry of S the
+// same sum for any thread count. False at a (nearly) singular group.
+template <class Subtract>
+bool SchurSolver::FactorGroups(const double* a, Subtract&& subtract) {
+    block_rcond_ = 1.0;
+    if (threads_ <= 1) {
+        double local[kFixedCoupling * kFixedCoupling];
+        for (const Block& k : blocks_) {
+            double rcond = 1.0;
+            double* cx = k.fixed ? local : cx_.data() + k.spos;
+            if (!FactorGroup(k, a, cx, &rcond)) return false;
+            subtract(k, cx);
+            block_rcond_ = std::min(block_rcond_, rcond);
+        }
+        return true;
+    }
     std::atomic<bool> all_ok{true};
     if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
     arena_->execute([&] {
@@ -543,6 +543,7 @@ bool SchurSolver::FactorGroupsInParallel(const double* a) {
             });
     });
     if (!all_ok) return false;
+    for (const Block& k : blocks_) subtract(k, cx_.data() + k.spos);
     for (double r : group_rcond_) block_rcond_ = std::min(block_rcond_, r);
     return true;
 }
@@ -559,31 +560,12 @@ bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
     for (size_t q = 0; q < d_pairs_.size(); ++q) s[dpos_blu_[q]] = a[d_pairs_[q].first];
     const int* spos = spos_blu_.data();
     const char* first = sblu_first_.data();
-    block_rcond_ = 1.0;
-    bool ok = true;
-    if (threads_ <= 1) {
-        double local[kFixedCoupling * kFixedCoupling];
-        for (const Block& k : blocks_) {
-            double rcond = 1.0;
-            double* cx = k.fixed ? local : cx_.data() + k.spos;
-            if (!FactorGroup(k, a, cx, &rcond)) {
-                ok = false;
-                break;
-            }
-            for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
-                double& e = s[spos[q]];
-                e = (first[q] ? 0.0 : e) - cx[q - k.spos];
-            }
-            block_rcond_ = std::min(block_rcond_, rcond);
+    const bool ok = FactorGroups(a, [&](const Block& k, const double* cx) {
+        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
+            double& e = s[spos[q]];
+            e = (first[q] ? 0.0 : e) - cx[q - k.spos];
         }
-    } else {
-        ok = FactorGroupsInParallel(a);
-        if (ok)
-            for (size_t q = 0; q < spos_blu_.size(); ++q) {
-                double& e = s[spos[q]];
-                e = (first[q] ? 0.0 : e) - cx_[q];
-            }
-    }
+    });
     if (!ok) {
         FallBack(A);
         return full_->Factor(A);
