@@ -59,6 +59,7 @@ class Body final : public Element {
 
     void AddInertia(std::vector<NodeInertia>& inertia) const override;
     bool HasContribution() const override { return true; }
+    bool ContributesOnlyWeight() const override { return true; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
 

@@ -89,13 +89,26 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
     states_.resize(nn);
     past_.resize(nn);
 
-    // Inertia attached to nodes by bodies (node frame).
+    // Inertia attached to nodes by bodies (node frame). A node all of whose inertia comes
+    // from elements that contribute only its weight (bodies) gets that weight in the node
+    // pass, and those elements leave the element passes (NodeData::weighted).
     std::vector<NodeInertia> inertia(nn);
+    std::vector<int> providers(nn, 0), weights(nn, 0);
     const auto& elems = model.elements();
+    auto folds = [&](const Element& e) {
+        return e.ContributesOnlyWeight() && e.nodes().size() == 1 && e.num_multipliers() == 0;
+    };
     for (const auto& e : elems) {
         std::vector<NodeInertia> local(e->nodes().size());
         e->AddInertia(local);
-        for (size_t k = 0; k < local.size(); ++k) inertia[e->nodes()[k]] += local[k];
+        for (size_t k = 0; k < local.size(); ++k) {
+            const int i = e->nodes()[k];
+            inertia[i] += local[k];
+            if (local[k].m != 0.0 || !local[k].s.isZero(0.0) || !local[k].J.isZero(0.0)) {
+                ++providers[i];
+                if (folds(*e)) ++weights[i];
+            }
+        }
     }
 
     // Dof numbering: nodes, then multipliers; Newton numbering likewise, without the momenta
@@ -106,6 +119,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         nd.offset = off;
         nd.row = row;
         nd.dynamic = mnodes[i].kind == NodeKind::kDynamic;
+        nd.weighted = nd.dynamic && providers[i] > 0 && weights[i] == providers[i];
         nd.inertia = inertia[i];
         nd.inertia_diagonal = inertia[i].J.isDiagonal(0.0);
         if (nd.dynamic && inertia[i].m <= 0.0)
@@ -149,7 +163,9 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         }
         state_ptr_offset_[e] = ptrs;
         ptrs += static_cast<int>(elems[e]->nodes().size());
-        if (elems[e]->HasContribution() || m > 0) active_elements_.push_back(static_cast<int>(e));
+        const bool folded = folds(*elems[e]) && nodes_[en[0]].weighted;
+        if ((elems[e]->HasContribution() || m > 0) && !folded)
+            active_elements_.push_back(static_cast<int>(e));
     }
     n_ = off;
     nu_ = row;
@@ -501,7 +517,7 @@ void CgrFormulation::ForEachElementColored(F&& f) const {
 // Node i's rows of r: state and inertia terms (1)-(4) of a dynamic node (with the momenta
 // eliminated: (1), (2) at the momenta of the unknowns, rows (3), (4) hold exactly); a static
 // node's rows start at zero. After UpdateNodeState(i) (and EliminateMomenta(i)).
-void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
+void CgrFormulation::NodeResidual(size_t i, double c, const Vec3& gravity, Eigen::VectorXd& r) {
     const NodeData& nd = nodes_[i];
     const int o = nd.offset, ro = nd.row;
     if (!nd.dynamic) {
@@ -514,6 +530,7 @@ void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
         const Vec3 beta = y_.segment<3>(o + 6);
         r.segment<3>(ro) = -(rs * yp_.segment<3>(o + 6));                          // (1)
         r.segment<3>(ro + 3) = -(rs * (yp_.segment<3>(o + 9) + s.v.cross(beta)));  // (2)
+        if (nd.weighted) AddNodeWeight(nd, rs, gravity, r.data() + ro);
         return;
     }
     const Vec3 beta = y_.segment<3>(o + 6), gamma = y_.segment<3>(o + 9);
@@ -521,6 +538,36 @@ void CgrFormulation::NodeResidual(size_t i, double c, Eigen::VectorXd& r) {
     r.segment<3>(o + 3) = -yp_.segment<3>(o + 9) - s.v.cross(beta);     // (2)
     r.segment<3>(o + 6) = beta - nd.inertia.m * s.v - s.w.cross(nd.S);  // (3)
     r.segment<3>(o + 9) = gamma - nd.S.cross(s.v) - nd.J * s.w;         // (4)
+    if (nd.weighted) AddNodeWeight(nd, 1.0, gravity, r.data() + o);
+}
+
+// The weight F = m g, M = S x g (S = R s) added to rows (1), (2) times their factor rs: the
+// operations of a body's ElementResidual (elements/body/body.cpp (4), (5)), so a node with one
+// body that its elements reach first (the body's colour before its joints') gets the same bits.
+void CgrFormulation::AddNodeWeight(const NodeData& nd, double rs, const Vec3& gravity,
+                                   double* r) const {
+    const Vec3 F = nd.inertia.m * gravity;
+    const Vec3 M = nd.S.cross(gravity);
+    for (int k = 0; k < 3; ++k) {
+        r[k] += rs * F[k];
+        r[3 + k] += rs * M[k];
+    }
+}
+
+// A weighted node off its centre of mass (s != 0): the weight's K_M,theta = -skew(g) skew(S)
+// (body.hpp (6)) mapped to the g' columns as ElementJacobian maps a body's block: -(c K G),
+// Eigen's (c K) G, times the rows' factor.
+void CgrFormulation::AddNodeWeightJacobian(size_t i, double c, const Vec3& gravity,
+                                           double* values) const {
+    const NodeData& nd = nodes_[i];
+    if (nd.inertia.s.isZero(0.0)) return;  // K = 0
+    const double rs = RowFactor(nd, c);
+    const Mat3 K = -Skew(gravity) * Skew(nd.S);
+    const Mat3 q = -((c * K) * nd.G);
+    for (int j = 0; j < 3; ++j) {
+        double* v = values + node_slots_[i * kStaticDofs + 3 + j] + 3;
+        for (int k = 0; k < 3; ++k) v[k] += rs != 1.0 ? q(k, j) * rs : q(k, j);
+    }
 }
 
 // Element e's forces and constraint rows (5) added to r from its evaluated block.
@@ -535,7 +582,8 @@ void CgrFormulation::ElementResidual(int e, const ElementBlock& b, double c,
 // Node i's columns of J: zeroed (all rows), then the inertia block of a dynamic node, columns
 // (x', g', beta', gamma') + c d/d(x, g, beta, gamma). After UpdateNodeState(i) (and
 // EliminateMomenta(i)).
-void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int* outer) {
+void CgrFormulation::NodeJacobian(size_t i, double c, const Vec3& gravity, double* values,
+                                  const int* outer) {
     const NodeData& nd = nodes_[i];
     const int o = nd.offset, ro = nd.row;
     std::fill(values + outer[ro],
@@ -585,6 +633,7 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
             const NodeEntry& ne = node_entries_[k];
             values[ne.slot] += Bd[(ne.rc % kDynamicDofs) * kDynamicDofs + ne.rc / kDynamicDofs];
         }
+        if (nd.weighted) AddNodeWeightJacobian(i, c, gravity, values);
         return;
     }
     // Momenta eliminated: the Schur complement of rows (3), (4), whose block in the
@@ -607,6 +656,7 @@ void CgrFormulation::NodeJacobian(size_t i, double c, double* values, const int*
         Bu.block<3, 3>(3, 0) += Skew(beta);
     }
     AddColumnRuns(values, &node_slots_[i * kStaticDofs], 6, 6, Bu);
+    if (nd.weighted) AddNodeWeightJacobian(i, c, gravity, values);
 }
 
 // ElementJacobian's mapping of one node-pair block quadrant by quadrant, for an element that
@@ -852,8 +902,8 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
         ForEachNode([&](size_t i) {
             UpdateNodeState(i, Jm != nullptr);
             if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
-            if (r) NodeResidual(i, c, *r);
-            if (Jm) NodeJacobian(i, c, values, outer);
+            if (r) NodeResidual(i, c, gravity, *r);
+            if (Jm) NodeJacobian(i, c, gravity, values, outer);
         });
         ForEachElementColored([&](int e, ElementBlock& b) {
             EvaluateElement(e, b, Jm != nullptr, gravity);

@@ -104,6 +104,10 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int offset{0};  // of x in y, y'
         int row{0};     // Newton index of x' (= offset unless the momenta are eliminated)
         bool dynamic{false};
+        // The weight of the node's inertia (m g, S x g and its Jacobian) is applied in the node
+        // pass: every element attaching inertia to it contributes only that weight (bodies,
+        // Element::ContributesOnlyWeight) and is not evaluated in the element passes.
+        bool weighted{false};
         NodeInertia inertia;           // node frame
         bool inertia_diagonal{false};  // J_n diagonal (node axes are principal axes)
         Mat3 R_ref{Mat3::Identity()};
@@ -217,9 +221,12 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     // evaluated element; ResidualAndJacobian() runs both in one pass.
     /// Residual (r), Jacobian (J) or both in one node pass and one element pass.
     void Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<double>* J);
-    void NodeResidual(size_t i, double c, Eigen::VectorXd& r);
+    void NodeResidual(size_t i, double c, const Vec3& gravity, Eigen::VectorXd& r);
     void ElementResidual(int e, const ElementBlock& b, double c, Eigen::VectorXd& r) const;
-    void NodeJacobian(size_t i, double c, double* values, const int* outer);
+    void NodeJacobian(size_t i, double c, const Vec3& gravity, double* values, const int* outer);
+    /// A weighted node's weight: r rows (1), (2) and, off its centre of mass, its block in J.
+    void AddNodeWeight(const NodeData& nd, double c, const Vec3& gravity, double* r) const;
+    void AddNodeWeightJacobian(size_t i, double c, const Vec3& gravity, double* values) const;
     void ElementJacobian(int e, const ElementBlock& b, double c, double* values) const;
     static void QuadrantJacobian(const ElementBlock& b, int a, int bb, unsigned kq, unsigned cq,
                                  const NodeData& nb, double c, double rs, const int* slots,

@@ -177,6 +177,104 @@ end: elements;
     CHECK(tested >= 4);
 }
 
+TEST_CASE("cgr: bodies' weight applied in the node pass equals the bodies evaluated as elements") {
+    // `cgr` and `cgr velocity` apply the weight of a node whose inertia comes only from bodies in
+    // their node pass (Element::ContributesOnlyWeight) and leave the bodies out of the element
+    // passes. Against the same model whose nodes get their inertia from an element that does
+    // not claim that (test::InertiaElement) and their weight from a test element written from
+    // body.hpp (4), (5) (derivatives by differences): the same r to round-off, the same J to
+    // the test element's accuracy. Node 1 off its centre of mass with two bodies, node 2 centred,
+    // node 3 with a body and a second inertia element (not folded: evaluated as before).
+    const std::string head = R"(
+begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.; time step: 1e-3; method: ms, 0.6;
+    tolerance: 1e-8; end: initial value;
+begin: control data; structural nodes: 3; joints: 2; @CONTROL@ end: control data;
+begin: nodes;
+    structural: 1, dynamic, 0.1, 0.2, -1., euler, 0.3, -0.2, 0.5, 0.5, -0.3, 0.2, 1., 2., -3.;
+    structural: 2, dynamic, 0.3, -0.1, -3., euler, -0.4, 0.1, 0.2, 0.1, 0.4, -0.2, -2., 1., 4.;
+    structural: 3, dynamic, 0.2, 0.4, -5., euler, 0.1, 0.3, -0.2, -0.3, 0.2, 0.1, 1., -1., 2.;
+end: nodes;
+begin: elements;
+    joint: 1, spherical pin, 1, position, -1., 0., 0., position, 0.1, 0.2, 0.;
+    joint: 2, spherical hinge, 1, position, 1., 0.1, 0., 2, position, -1., 0., 0.2;
+)";
+    const std::string bodies = R"(
+    body: 1, 1, 39., 0.1, -0.2, 0.3, diag, 0.5, 13., 12.;
+    body: 2, 1, 5., -0.3, 0.1, 0.2, diag, 0.1, 0.2, 0.3;
+    body: 3, 2, 20., null, diag, 0.2, 6., 7.;
+    body: 4, 3, 10., 0.2, 0.1, -0.1, diag, 1., 2., 3.;
+    gravity: uniform, 0.07, 0.68, 0.72, const, 9.81;
+)";
+    const Vec3 g = 9.81 * Vec3(0.07, 0.68, 0.72);
+    const Registry& reg = GlobalRegistry();
+    int tested = 0;
+    for (const FormulationDescriptor* fd : FirstOrderFormulations()) {
+        const FormulationDescriptor& d = *fd;
+        INFO("formulation ", d.name);
+        auto text = [&](const std::string& control, const std::string& elements) {
+            std::string t = head;
+            t.replace(t.find("@CONTROL@"), 9, control);
+            return t + elements + "end: elements;\n";
+        };
+        Deck a = ReadDeckText(text("rigid bodies: 4; gravity;", bodies), "bodies.mbd", reg);
+        Deck b = ReadDeckText(text("", ""), "weights.mbd", reg);
+        // Node 3's extra inertia in both models: its body stays an element in a.
+        NodeInertia extra;
+        extra.m = 2.0;
+        extra.s = Vec3(0.1, -0.2, 0.05);
+        extra.J = Vec3(0.3, 0.4, 0.5).asDiagonal();
+        a.model.AddElement(std::make_unique<test::InertiaElement>(30, 2, extra));
+        b.model.AddElement(std::make_unique<test::InertiaElement>(30, 2, extra));
+        int label = 40;
+        for (const auto& e : a.model.elements()) {
+            if (e->type() != "body") continue;
+            std::vector<NodeInertia> in(1);
+            e->AddInertia(in);
+            const int node = e->nodes()[0];
+            b.model.AddElement(std::make_unique<test::InertiaElement>(label++, node, in[0]));
+            const NodeInertia w = in[0];
+            b.model.AddElement(std::make_unique<FunctionElement>(
+                label++, std::vector<int>{node}, [=](const FunctionElement::States& st, double) {
+                    Eigen::VectorXd f(6);
+                    f << w.m * g, (st[0].R * w.s).cross(g);
+                    return f;
+                }));
+        }
+        auto fa = d.make(a.model);
+        auto fb = d.make(b.model);
+        FirstOrderProblem& pa = *fa->first_order();
+        FirstOrderProblem& pb = *fb->first_order();
+        REQUIRE(pa.num_dofs() == pb.num_dofs());
+        REQUIRE(pa.pattern().rows() == pb.pattern().rows());
+        const int n = pa.num_dofs();
+        for (int trial = 0; trial < 2; ++trial) {
+            const Eigen::VectorXd dy = Eigen::VectorXd::Random(n) * 0.3;
+            const Eigen::VectorXd dyp = Eigen::VectorXd::Random(n) * 0.5;
+            for (FirstOrderProblem* p : {&pa, &pb}) {
+                p->SetTime(0.2 + trial);
+                p->y() += dy;
+                p->yp() += dyp;
+                p->AfterPredict();
+                p->y() += 0.5 * dy;
+                p->yp() += 0.5 * dyp;
+            }
+            const double c = 0.013 * (trial + 1);
+            Eigen::VectorXd ra, rb;
+            Eigen::SparseMatrix<double> Ja = pa.pattern(), Jb = pb.pattern();
+            pa.ResidualAndJacobian(c, ra, Ja);
+            pb.ResidualAndJacobian(c, rb, Jb);
+            CHECK((ra - rb).norm() <= 1e-12 * ra.norm());
+            const Eigen::MatrixXd Da(Ja), Db(Jb);
+            CHECK((Da - Db).norm() <= 1e-7 * Da.norm());
+            // The weight is there: without gravity the residuals differ by it.
+            CHECK(ra.norm() > 0.0);
+        }
+        ++tested;
+    }
+    CHECK(tested >= 4);
+}
+
 TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0") {
     // A rigid body (node at the CoM) hanging from a fixed point through a spherical constraint,
     // spinning and swinging, under a constant force: the exact initial accelerations satisfy

@@ -168,6 +168,12 @@ class Element {
     virtual void AddInertia(std::vector<NodeInertia>& /*inertia*/) const {}
     /// True if Evaluate writes anything (bodies without gravity write nothing).
     virtual bool HasContribution() const { return true; }
+    /// True if everything Evaluate writes is the weight of the inertia this element attaches
+    /// with AddInertia to its single node, with no multipliers (a body: F = m g, M = (R s) x g,
+    /// K_M,theta = -skew(g) skew(R s), elements/body/body.hpp (4)-(6)). A formulation that sums
+    /// the attached inertia per node may then apply the node's weight in its node pass instead
+    /// of evaluating such elements one by one (`cgr`, `cgr velocity`).
+    virtual bool ContributesOnlyWeight() const { return false; }
 
     /// Writes (1)-(6) into out, which the caller has Reset() to the element's size.
     virtual void Evaluate(const ElementContext& ctx, ElementBlock& out) const = 0;
