@@ -363,10 +363,11 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) != 0) {
         // (rotation.hpp's coefficient-wise 3x3 products: the values of the Eigen expressions
         // Rg R_ref, G g' + Rg w_ref, R s, (R J_n) R^T without their store-forwarding stalls.)
-        nd.Rg = CgrRotation(g);
+        const Mat3 Rg = CgrRotation(g);
         nd.G = CgrG(g);
-        Mul3(nd.Rg, nd.R_ref, s.R);
-        s.w = Mul3(nd.G, gp) + Mul3(nd.Rg, nd.w_ref);
+        Mul3(Rg, nd.R_ref, s.R);
+        const Vec3 Rw = Mul3(Rg, nd.w_ref);
+        s.w = Mul3(nd.G, gp) + Rw;
         if (nd.dynamic) {
             nd.S = Mul3(s.R, nd.inertia.s);
             // Principal axes (the usual body input): R J_n by column scaling, the same values.
@@ -379,10 +380,19 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         std::memcpy(nd.at.data(), g_bits, 3 * sizeof(double));
         std::memcpy(nd.at.data() + 3, gp_bits, 3 * sizeof(double));
         nd.maps_valid = true;
-        nd.omega_valid = false;
+        nd.elim_valid = false;
+        if (omega) {
+            nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Rw, nd.G);
+            nd.omega_valid = true;
+        } else {
+            nd.omega_valid = false;
+        }
+        return;
     }
     if (omega && !nd.omega_valid) {
-        nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Mul3(nd.Rg, nd.w_ref), nd.G);
+        // R(g) again (the same bits) rather than kept: NodeData stays on ten cache lines.
+        const Vec3 Rw = Mul3(CgrRotation(g), nd.w_ref);
+        nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Rw, nd.G);
         nd.omega_valid = true;
     }
 }
@@ -393,11 +403,12 @@ void CgrFormulation::EliminateMomenta(size_t i, double c) {
     // Skipped when (x', g'), (g, beta, gamma), (beta', gamma') and c are those of the last
     // elimination (Jacobian after Residual at the same Newton point): repeating it would move
     // y - c y' by round-off.
-    const size_t kXp = 6 * sizeof(double), kY = 9 * sizeof(double), kMp = 6 * sizeof(double);
+    // (g, g' are not compared: a change of them recomputed the maps, which cleared elim_valid.)
+    const size_t kXp = 3 * sizeof(double), kM = 6 * sizeof(double);
     if (nd.elim_valid && nd.elim_c == c &&
         std::memcmp(yp_.data() + o, nd.elim_at.data(), kXp) == 0 &&
-        std::memcmp(y_.data() + o + 3, nd.elim_at.data() + 6, kY) == 0 &&
-        std::memcmp(yp_.data() + o + 6, nd.elim_at.data() + 15, kMp) == 0)
+        std::memcmp(y_.data() + o + 6, nd.elim_at.data() + 3, kM) == 0 &&
+        std::memcmp(yp_.data() + o + 6, nd.elim_at.data() + 9, kM) == 0)
         return;
     const FrameState& s = states_[i];
     // p = [m v + w x S; S x v + J w], y - c y' kept: coefficient by coefficient (the values of
@@ -423,8 +434,8 @@ void CgrFormulation::EliminateMomenta(size_t i, double c) {
         yp[k] = (p[k] - history) / c;
     }
     std::memcpy(nd.elim_at.data(), yp_.data() + o, kXp);
-    std::memcpy(nd.elim_at.data() + 6, y_.data() + o + 3, kY);
-    std::memcpy(nd.elim_at.data() + 15, yp_.data() + o + 6, kMp);
+    std::memcpy(nd.elim_at.data() + 3, y_.data() + o + 6, kM);
+    std::memcpy(nd.elim_at.data() + 9, yp_.data() + o + 6, kM);
     nd.elim_c = c;
     nd.elim_valid = true;
 }

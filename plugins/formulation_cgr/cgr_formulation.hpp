@@ -100,7 +100,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     int node_offset(int i) const { return nodes_[i].offset; }
 
   private:
-    struct NodeData {
+    // One node's data, 640 bytes on ten cache lines (alignas: the node passes stream it, and
+    // at 10000 nodes it leaves the cache between passes: PERFORMANCE.md, session 12).
+    struct alignas(64) NodeData {
         int offset{0};  // of x in y, y'
         int row{0};     // Newton index of x' (= offset unless the momenta are eliminated)
         bool dynamic{false};
@@ -108,8 +110,14 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         // pass: every element attaching inertia to it contributes only that weight (bodies,
         // Element::ContributesOnlyWeight) and is not evaluated in the element passes.
         bool weighted{false};
-        NodeInertia inertia;           // node frame
         bool inertia_diagonal{false};  // J_n diagonal (node axes are principal axes)
+        bool maps_valid{false};        // false after R_ref or w_ref changed
+        bool omega_valid{false};       // Omega computed for the maps below
+        // Momenta eliminated: false after the maps were recomputed (g or g' changed) or the
+        // prediction wrote the momenta; with elim_at and elim_c, whether the last elimination
+        // still holds.
+        bool elim_valid{false};
+        NodeInertia inertia;  // node frame
         Mat3 R_ref{Mat3::Identity()};
         Vec3 w_ref{Vec3::Zero()};
         // Per evaluation (after UpdateNodeState): maps of the rotation parameters and the
@@ -117,18 +125,15 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         // parameters g, g' whose bits are kept in `at` (recomputed only when they change).
         Mat3 G{Mat3::Identity()};
         Mat3 Omega{Mat3::Zero()};  // d(w)/dg at fixed g' (Jacobian passes only)
-        Mat3 Rg{Mat3::Identity()};
         Vec3 S{Vec3::Zero()};
         Mat3 J{Mat3::Zero()};
         std::array<double, 6> at{};
-        bool maps_valid{false};   // false after R_ref or w_ref changed
-        bool omega_valid{false};  // Omega computed for the maps above
-        // Momenta eliminated: the bits of (x', g'), (g, beta, gamma), (beta', gamma') and c
-        // after the last elimination (repeated only when one of them changed).
-        std::array<double, 21> elim_at{};
+        // Momenta eliminated: the bits of x', (beta, gamma), (beta', gamma') and c after the
+        // last elimination (repeated only when one of them or g, g' changed).
+        std::array<double, 15> elim_at{};
         double elim_c{0.0};
-        bool elim_valid{false};
     };
+    static_assert(sizeof(NodeData) == 640, "NodeData: ten cache lines");
     struct ElementData {
         int mult_offset{-1};
         int mult_row{-1};  // Newton index of the first multiplier
