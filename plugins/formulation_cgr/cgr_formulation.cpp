@@ -182,6 +182,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
     colors_ = ColorElements(en, nn);
     for (auto& c : colors_)
         for (int& k : c) k = active_elements_[k];
+    BuildTiles();
 
     // Initial state: g = 0 relative to R0, g' = w0 with w_ref = 0 (so w = G(0) g' = w0).
     y_.setZero(n_);
@@ -210,6 +211,38 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         y_.segment<3>(nd.offset + 9) = nd.S.cross(s.v) + nd.J * s.w;
     }
     states_dirty_ = true;
+}
+
+void CgrFormulation::BuildTiles() {
+    // Tile t holds nodes [t kTile, (t + 1) kTile). Element e joins the first tile after which
+    // all its nodes are done and every lower-colour element sharing a node with it has been
+    // visited (last[i]: the latest tile of the elements visited so far at node i): within a
+    // tile the colours keep their order, so every entry of r and J receives its terms in the
+    // order of the colour sweeps.
+    const int tile = kTileNodes;
+    tiles_.clear();
+    tiled_elements_.clear();
+    const int nn = static_cast<int>(nodes_.size());
+    if (nn == 0) return;
+    const int ntiles = (nn + tile - 1) / tile;
+    std::vector<std::vector<int>> members(ntiles);
+    std::vector<int> last(nn, 0);
+    for (const auto& color : colors_)
+        for (int e : color) {
+            const ElementData& ed = elements_[e];
+            int t = 0;
+            for (int a = 0; a < ed.k; ++a) t = std::max({t, ed.node[a] / tile, last[ed.node[a]]});
+            for (int a = 0; a < ed.k; ++a) last[ed.node[a]] = t;
+            members[t].push_back(e);
+        }
+    for (int t = 0; t < ntiles; ++t) {
+        Tile tl;
+        tl.node_end = std::min(nn, (t + 1) * tile);
+        tl.element_begin = static_cast<int>(tiled_elements_.size());
+        tiled_elements_.insert(tiled_elements_.end(), members[t].begin(), members[t].end());
+        tl.element_end = static_cast<int>(tiled_elements_.size());
+        tiles_.push_back(tl);
+    }
 }
 
 void CgrFormulation::ReadElementStructure() {
@@ -291,26 +324,29 @@ void CgrFormulation::BuildPattern() {
     }
     node_entry_begin_[nodes_.size()] = static_cast<int>(node_entries_.size());
     slots_.clear();
-    for (const auto& color : colors_)
-        for (int e : color) {
-            const auto& en = elems[e]->nodes();
-            ElementData& ed = elements_[e];
-            ed.slot_begin = static_cast<int>(slots_.size());
-            const int k = static_cast<int>(en.size());
-            for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
-                for (int b = 0; b < k; ++b)
-                    for (int j = 0; j < 6; ++j)
-                        slots_.push_back(
-                            HasPairBlock(ed, a, b)
-                                ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
-                                : -1);
-            for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
-                for (int j = 0; j < ed.m; ++j)
-                    slots_.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
-            for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
-                for (int j = 0; j < 6 && ed.m > 0; ++j)
-                    slots_.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
-        }
+    // In the order the one-thread passes visit the elements (by tiles, else by colours).
+    std::vector<int> order = tiled_elements_;
+    if (order.empty())
+        for (const auto& color : colors_) order.insert(order.end(), color.begin(), color.end());
+    for (int e : order) {
+        const auto& en = elems[e]->nodes();
+        ElementData& ed = elements_[e];
+        ed.slot_begin = static_cast<int>(slots_.size());
+        const int k = static_cast<int>(en.size());
+        for (int a = 0; a < k; ++a)  // node rows x node columns: [(a * k + b) * 6 + j]
+            for (int b = 0; b < k; ++b)
+                for (int j = 0; j < 6; ++j)
+                    slots_.push_back(
+                        HasPairBlock(ed, a, b)
+                            ? PatternSlot(pattern_, nodes_[en[a]].row, nodes_[en[b]].row + j)
+                            : -1);
+        for (int a : en)  // node rows x multiplier columns: [k*k*6 + a * m + j]
+            for (int j = 0; j < ed.m; ++j)
+                slots_.push_back(PatternSlot(pattern_, nodes_[a].row, ed.mult_row + j));
+        for (int b : en)  // multiplier rows x node columns: [k*k*6 + k*m + b * 6 + j]
+            for (int j = 0; j < 6 && ed.m > 0; ++j)
+                slots_.push_back(PatternSlot(pattern_, ed.mult_row, nodes_[b].row + j));
+    }
     slots_.shrink_to_fit();
 
     // Exclusive multiplier entries: every entry of a multiplier column, and every entry of a
@@ -909,19 +945,37 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
     if (Jm && !exclusive_multipliers_)
         std::fill(values + outer[node_rows_], values + Jm->nonZeros(), 0.0);
     const Vec3 gravity = Gravity();
-    Parallel([&] {
-        ForEachNode([&](size_t i) {
-            UpdateNodeState(i, Jm != nullptr);
-            if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
-            if (r) NodeResidual(i, c, gravity, *r);
-            if (Jm) NodeJacobian(i, c, gravity, values, outer);
+    auto node = [&](size_t i) {
+        UpdateNodeState(i, Jm != nullptr);
+        if (eliminate_ && nodes_[i].dynamic) EliminateMomenta(i, c);
+        if (r) NodeResidual(i, c, gravity, *r);
+        if (Jm) NodeJacobian(i, c, gravity, values, outer);
+    };
+    auto element = [&](int e, ElementBlock& b) {
+        EvaluateElement(e, b, Jm != nullptr, gravity);
+        if (r) ElementResidual(e, b, c, *r);
+        if (Jm) ElementJacobian(e, b, c, values);
+    };
+    if (threads_ <= 1 && !tiles_.empty()) {
+        // One thread: tile by tile, the tile's nodes then the elements that can follow them,
+        // while the nodes' data and their columns of J are in cache (BuildTiles).
+        constexpr size_t kAhead = 8;
+        ElementBlock& block = scratch_.local();
+        const size_t ne = tiled_elements_.size();
+        size_t i = 0, k = 0;
+        for (const Tile& t : tiles_) {
+            for (; i < static_cast<size_t>(t.node_end); ++i) node(i);
+            for (; k < static_cast<size_t>(t.element_end); ++k) {
+                if (k + kAhead < ne) PrefetchElement(tiled_elements_[k + kAhead]);
+                element(tiled_elements_[k], block);
+            }
+        }
+    } else {
+        Parallel([&] {
+            ForEachNode(node);
+            ForEachElementColored(element);
         });
-        ForEachElementColored([&](int e, ElementBlock& b) {
-            EvaluateElement(e, b, Jm != nullptr, gravity);
-            if (r) ElementResidual(e, b, c, *r);
-            if (Jm) ElementJacobian(e, b, c, values);
-        });
-    });
+    }
     states_dirty_ = false;
 }
 

@@ -191,6 +191,8 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         int head_{0}, size_{0};
     };
 
+    /// The one-thread schedule of the node and element passes by tiles of nodes (Assemble).
+    void BuildTiles();
     void ReadElementStructure();
     /// Scale of constraint row j in r_phi, eq. (5): 1/c at position level, 1 at velocity level
     /// (the element's row levels, read once at set-up).
@@ -265,6 +267,16 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     std::vector<ElementData> elements_;
     std::vector<int> active_elements_;
     std::vector<std::vector<int>> colors_;
+    // One thread: nodes by tiles of kTileNodes, each tile followed by the elements whose nodes
+    // and lower-colour neighbours are done (BuildTiles): the same terms in the same order per
+    // entry as the colour sweeps.
+    static constexpr int kTileNodes = 256;
+    struct Tile {
+        int node_end;
+        int element_begin, element_end;  // into tiled_elements_
+    };
+    std::vector<Tile> tiles_;
+    std::vector<int> tiled_elements_;
     mutable std::vector<FrameState> states_;
     mutable std::vector<const FrameState*> state_ptrs_;  // per element, flattened
     std::vector<int> state_ptr_offset_;

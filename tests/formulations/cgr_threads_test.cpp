@@ -4,7 +4,9 @@
 // disjoint data, and every matrix value and residual row is the same sum in the same order for
 // any number of threads. Checked on a 300-link chain (large enough for TBB to split the node
 // and element ranges): r and J at a perturbed state, and a 20-step run (node states, Newton
-// iterations).
+// iterations). One thread visits nodes and elements by tiles of 256 nodes (BuildTiles), two
+// threads by colour sweeps: the chain spans two tiles, and rods between nodes of different
+// tiles (whose lower-colour neighbours decide when they may be visited) are added to it.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -40,7 +42,18 @@ TEST_CASE("cgr family: residual and iteration matrix bit-identical on one and tw
     const Registry& reg = GlobalRegistry();
     for (const char* form : kFormulations) {
         INFO("formulation ", form);
-        Deck deck = ReadDeckText(test::ChainDeckText(300, form), "chain300", reg);
+        // Rods across the tiles (nodes 1-300, 10-280, 200-260, 255-258, 256-257).
+        std::string text = test::ChainDeckText(300, form);
+        const std::pair<int, int> rods[] = {
+            {1, 300}, {10, 280}, {200, 260}, {255, 258}, {256, 257}};
+        std::string extra;
+        int label = 1000;
+        for (const auto& [a, b] : rods)
+            extra += "    joint: " + std::to_string(label++) + ", rod, " + std::to_string(a) +
+                     ", " + std::to_string(b) + ", from nodes, linear viscoelastic, 1e4, 10.;\n";
+        text.replace(text.find("    gravity: uniform"), 0, extra);
+        text.replace(text.find("joints: 300;"), 12, "joints: 305;");
+        Deck deck = ReadDeckText(text, "chain300", reg);
         auto f = reg.FindFormulation(form)->make(deck.model);
         FirstOrderProblem& p = *f->first_order();
         p.SolveInitialDerivatives(deck.settings.solver, 1e-3);
