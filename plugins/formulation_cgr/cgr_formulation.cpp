@@ -536,6 +536,17 @@ void CgrFormulation::PrefetchElement(int e) const {
     __builtin_prefetch(p + 383);
 }
 
+void CgrFormulation::PrefetchMultiplierColumns(int e, const double* values) const {
+    const ElementData& ed = elements_[e];
+    if (ed.m == 0) return;
+    const int* lslots = slots_.data() + ed.slot_begin + ed.k * ed.k * 6;
+    for (int s = 0; s < ed.k * ed.m; ++s) {
+        const double* v = values + lslots[s];
+        __builtin_prefetch(v, 1);
+        __builtin_prefetch(v + 5, 1);
+    }
+}
+
 template <class F>
 void CgrFormulation::ForEachElementColored(F&& f) const {
     // Each element object is a separate heap allocation that the hardware prefetcher cannot
@@ -966,7 +977,10 @@ void CgrFormulation::Assemble(double c, Eigen::VectorXd* r, Eigen::SparseMatrix<
         for (const Tile& t : tiles_) {
             for (; i < static_cast<size_t>(t.node_end); ++i) node(i);
             for (; k < static_cast<size_t>(t.element_end); ++k) {
-                if (k + kAhead < ne) PrefetchElement(tiled_elements_[k + kAhead]);
+                if (k + kAhead < ne) {
+                    PrefetchElement(tiled_elements_[k + kAhead]);
+                    if (values) PrefetchMultiplierColumns(tiled_elements_[k + kAhead], values);
+                }
                 element(tiled_elements_[k], block);
             }
         }

@@ -249,6 +249,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void ForEachElementColored(F&& f) const;
     /// Requests the first cache lines of element e's object (ForEachElementColored).
     void PrefetchElement(int e) const;
+    /// Requests element e's multiplier columns of J for writing (their entries are stored,
+    /// not added: no pass before the element's reads them).
+    void PrefetchMultiplierColumns(int e, const double* values) const;
 
     const Model& model_;
     bool rereference_at_prediction_{false};
