@@ -1081,9 +1081,10 @@ void CgrFormulation::AfterPredict() {
 }
 
 void CgrFormulation::AfterConvergence() {
-    if (eliminate_) {
+    if (eliminate_ && states_dirty_) {
         // Newton may stop on the increment test right after Update: the momenta follow the
-        // converged unknowns (as in every Residual, with the c of the last one).
+        // converged unknowns (as in every Residual, with the c of the last one). (Not dirty: the
+        // last pass eliminated them at this y, y' and c; every node would skip.)
         Parallel([&] {
             ForEachNode([&](size_t i) {
                 UpdateNodeState(i);
