@@ -117,9 +117,10 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         // prediction wrote the momenta; with elim_at and elim_c, whether the last elimination
         // still holds.
         bool elim_valid{false};
-        NodeInertia inertia;  // node frame
+        // (The flags, R_ref and w_ref share the first two lines: BeforePredict writes only them.)
         Mat3 R_ref{Mat3::Identity()};
         Vec3 w_ref{Vec3::Zero()};
+        NodeInertia inertia;  // node frame
         // Per evaluation (after UpdateNodeState): maps of the rotation parameters and the
         // global inertia S = R s, J = R J_n R^T (dynamic nodes), computed at the rotation
         // parameters g, g' whose bits are kept in `at` (recomputed only when they change).
