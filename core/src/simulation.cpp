@@ -94,6 +94,9 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
         os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";
     os << "\nnonlinear solver: newton raphson"
        << (deck.settings.solver.modified_newton ? ", modified" : "")
+       << (deck.settings.solver.modified_newton && deck.settings.solver.modified_newton_adaptive
+               ? ", adaptive"
+               : "")
        << "\ninitial time: " << deck.settings.initial_time
        << "\nfinal time: " << deck.settings.final_time << "\ntime step: " << deck.settings.time_step
        << "\n";

@@ -157,6 +157,25 @@ TEST_CASE("deck: linear solver ordering (ours) and MBDyn's options") {
     CHECK(ordering("linear solver: umfpack, mmdata, scale, always, row max;") == "amd");
 }
 
+TEST_CASE("deck: modified Newton and its adaptive reuse (ours)") {
+    const auto solver = [](const std::string& statement) {
+        return ReadInitialValue(statement).settings.solver;
+    };
+    CHECK_FALSE(solver("tolerance: 1e-6;").modified_newton);
+    CHECK_FALSE(solver("nonlinear solver: newton raphson, true;").modified_newton);
+    const SolverSettings plain = solver("nonlinear solver: newton raphson, modified, 10;");
+    CHECK(plain.modified_newton);
+    CHECK(plain.modified_newton_iterations == 10);
+    CHECK_FALSE(plain.modified_newton_adaptive);
+    const SolverSettings adaptive =
+        solver("nonlinear solver: newton raphson, modified, 10, adaptive;");
+    CHECK(adaptive.modified_newton);
+    CHECK(adaptive.modified_newton_iterations == 10);
+    CHECK(adaptive.modified_newton_adaptive);
+    CHECK(solver("nonlinear solver: newton raphson, modified, 3, keep jacobian matrix, adaptive;")
+              .modified_newton_adaptive);
+}
+
 TEST_CASE("deck: KLU row scaling from MBDyn's `scale` option (off by default)") {
     auto scale = [](const std::string& statement) {
         return ReadInitialValue(statement).settings.solver.linear_solver_scale;

@@ -418,6 +418,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                 if (in_.IsKeyword("keep jacobian matrix") ||
                     in_.IsKeyword("honor element requests"))
                     in_.Warn(at_o, "nonlinear solver option ignored");
+                else if (in_.IsKeyword("adaptive"))  // mbstep's extension (DESIGN.md)
+                    s.modified_newton_adaptive = true;
                 else
                     break;
             }

@@ -1,5 +1,6 @@
 #include "mbstep/solver/newton.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -45,9 +46,25 @@ double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* wors
     return test == ResidualTest::kMinMax ? m : v.norm();
 }
 
+void NewtonSolver::AdaptReuse(bool started_with_reuse, int iterations) {
+    if (!started_with_reuse) return;  // a fresh start says nothing about reuse
+    if (iterations > kAdaptiveIterations) {
+        fresh_points_left_ = fresh_points_next_;
+        fresh_points_next_ = std::min(2 * fresh_points_next_, kAdaptiveMaxFresh);
+    } else {
+        fresh_points_next_ = 1;
+    }
+}
+
 NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     NewtonResult res;
     const bool modified = settings_.modified_newton;
+    const bool adaptive = modified && settings_.modified_newton_adaptive;
+    if (adaptive && fresh_points_left_ > 0) {
+        --fresh_points_left_;
+        jacobian_valid_ = false;
+    }
+    const bool started_with_reuse = modified && jacobian_valid_;
     const int max_it = settings_.max_iterations;
     double previous = 0.0;
     double best = std::numeric_limits<double>::infinity();
@@ -90,6 +107,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                             res.solution <= settings_.solution_tolerance;
         if (res_ok || sol_ok) {
             res.converged = true;
+            if (adaptive) AdaptReuse(started_with_reuse, res.iterations);
             return res;
         }
         if (it >= max_it) {

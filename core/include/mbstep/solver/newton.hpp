@@ -5,7 +5,14 @@
 // Full Newton assembles and factors J every iteration. Modified Newton keeps the last
 // factorization (also across steps) and refactors when (a) `modified, N` iterations were done
 // with it, (b) the contraction rate ||r_k|| / ||r_k-1|| exceeds 0.5, or (c) the caller says the
-// iteration matrix changed (new coefficient c). Residual test: 2-norm ("norm") or max-norm
+// iteration matrix changed (new coefficient c). With `modified, N, adaptive` a point (a call of
+// Solve) that started with a reused factorization and needed more than kAdaptiveIterations
+// iterations makes the next points start with a fresh Jacobian: 1 point, then 2, 4, ... up to
+// kAdaptiveMaxFresh while reuse keeps failing, back to 1 after a point that reuse served.
+// Reuse pays while a point needs at most two iterations with the old matrix (one
+// refactorization plus the Jacobian costs about two of those iterations on the chain,
+// docs/PERFORMANCE.md); the decision counts iterations only, so runs are reproducible. Residual
+// test: 2-norm ("norm") or max-norm
 // ("minmax") of r, MBDyn's `tolerance` statement; optional solution-increment test.
 #pragma once
 
@@ -68,8 +75,13 @@ class NewtonSolver {
     std::unique_ptr<LinearSolver> linear_;
     Eigen::SparseMatrix<double> J_;
     Eigen::VectorXd r_, dx_;
+    void AdaptReuse(bool started_with_reuse, int iterations);
+    static constexpr int kAdaptiveIterations = 2;
+    static constexpr int kAdaptiveMaxFresh = 64;
     bool jacobian_valid_{false};
     int uses_of_factorization_{0};
+    int fresh_points_left_{0};  ///< adaptive: points still to start with a fresh Jacobian
+    int fresh_points_next_{1};  ///< adaptive: how many after the next failed reuse
 };
 
 }  // namespace mbstep
