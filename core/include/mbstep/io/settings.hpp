@@ -20,9 +20,8 @@ struct SolverSettings {
     bool max_iterations_at_most{false};
     bool modified_newton{false};
     int modified_newton_iterations{0};  ///< refactor every N iterations (MBDyn `modified, N`)
-    /// mbstep's `modified, N, adaptive`: a point whose reused factorization needed more than two
-    /// iterations makes the next points start with a fresh one (1, 2, 4, ... 64 points while
-    /// reuse keeps failing; NewtonSolver).
+    /// mbstep's `modified, N, adaptive`: fall back to fresh Jacobians when reuse does not pay
+    /// (the policy: NewtonSolver, solver/newton.hpp).
     bool modified_newton_adaptive{false};
     std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "schur" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)

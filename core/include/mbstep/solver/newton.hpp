@@ -8,12 +8,10 @@
 // iteration matrix changed (new coefficient c). With `modified, N, adaptive` a point (a call of
 // Solve) that started with a reused factorization and needed more than kAdaptiveIterations
 // iterations makes the next points start with a fresh Jacobian: 1 point, then 2, 4, ... up to
-// kAdaptiveMaxFresh while reuse keeps failing, back to 1 after a point that reuse served.
-// Reuse pays while a point needs at most two iterations with the old matrix (one
-// refactorization plus the Jacobian costs about two of those iterations on the chain,
-// docs/PERFORMANCE.md); the decision counts iterations only, so runs are reproducible. Residual
-// test: 2-norm ("norm") or max-norm
-// ("minmax") of r, MBDyn's `tolerance` statement; optional solution-increment test.
+// kAdaptiveMaxFresh while reuse keeps failing, back to 1 after a point that reuse served
+// (iteration counts only, so runs are reproducible; DESIGN.md, "Solver services").
+// Residual test: 2-norm ("norm") or max-norm ("minmax") of r, MBDyn's `tolerance` statement;
+// optional solution-increment test.
 #pragma once
 
 #include <Eigen/SparseCore>
