@@ -77,6 +77,10 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
        << "deck: " << deck.path << "\n"
        << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
     for (const auto& [k, v] : counts) os << "element " << k << ": " << v << "\n";
+    for (const auto& e : m.elements()) {
+        const std::string d = e->LogDescription();
+        if (!d.empty()) os << d << "\n";
+    }
     os << "gravity: " << (m.gravity() ? "yes" : "no") << "\n"
        << "formulation: " << f.name() << "\n"
        << "method: " << deck.method_name << " (" << deck.settings.method_text << ")\n"

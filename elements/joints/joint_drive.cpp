@@ -21,9 +21,7 @@ JointVec3Drive JointVec3Drive::Read(DeckInput& in, const char* what) {
     if (in.IsKeyword("array"))
         in.Fail(in.Where(), std::string("the 'array' form of ") + what +
                                 " is not supported; use null, single or component");
-    if (!in.IsKeyword("single"))
-        in.Fail(in.Where(), std::string("expected ") + what +
-                                ": null, single, <vector>, <drive> or component, <drive> x 3");
+    in.IsKeyword("single");  // MBDyn: the keyword may be omitted
     const SourceLocation at = in.Where();
     d.direction_ = in.GetVec3(std::string(what) + " direction");
     if (!d.direction_.allFinite()) in.Fail(at, std::string(what) + " direction is not finite");

@@ -6,7 +6,7 @@
 //   (3) component:  v(t) = (a_1(t), a_2(t), a_3(t))    `inactive` components are zero
 //
 // Deck syntax [MBDyn input manual, "Template drive caller"]:
-//   null | zero | single, <vector>, <drive> | component, { <drive> | inactive } x 3
+//   null | zero | [single,] <vector>, <drive> | component, { <drive> | inactive } x 3
 #pragma once
 
 #include <array>

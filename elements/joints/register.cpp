@@ -127,7 +127,14 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
               "component, 0.2, inactive, sine, 0., 1., 0.3, forever, 0., "
               "orientation constraint, 1, 0, active, single, 0.3, 0.4, -0.5, linear, 0.1, 0.2;",
               "joint: 1, total joint, 3, position, 0.2, 0., 0., 2, position, null, "
-              "position constraint, 1, 1, 1, null, orientation constraint, 1, 1, 1, null;"});
+              "position constraint, 1, 1, 1, null, orientation constraint, 1, 1, 1, null;",
+              // A rotation with an imposed angular velocity (mixed levels), as in MBDyn's
+              // rotating-shaft benchmark.
+              "joint: 1, total joint, 1, position, 0.1, 0.2, 0.3, rotation orientation, "
+              "euler123, 0.1, 0.5, -0.3, 2, position, -0.2, 0.1, 0.4, rotation orientation, "
+              "euler123, -0.5, 0.4, 0.2, position constraint, 1, 1, 1, null, "
+              "orientation constraint, angular velocity, 1, 1, 1., 0.2, -0.1, "
+              "cosine, 0., 3., 1.5, half, 0.;"});
     AddJoint(r, "total pin joint",
              "any subset of a node's position and orientation components relative to the "
              "ground, driven (up to 6 multipliers)",
@@ -137,7 +144,11 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
               "position, 1., -0.5, 0.2, position orientation, euler123, 0.2, 0.1, 0.4, "
               "rotation orientation, euler123, -0.5, 0.4, 0.2, "
               "position constraint, 1, 0, 1, single, 1., 2., 0., linear, 0.1, 0.2, "
-              "orientation constraint, inactive, active, active, null;"});
+              "orientation constraint, inactive, active, active, null;",
+              "joint: 1, total pin joint, 2, position, 0.1, 0.2, 0.3, rotation orientation, "
+              "euler123, 0.2, -0.1, 0.3, position, 1., 0., 0.5, rotation orientation, "
+              "euler123, 0.1, 0.2, 0.3, position constraint, 1, 1, 1, null, "
+              "orientation constraint, 1, angular velocity, 1, 0., 2., 0., linear, 0.5, 0.3;"});
     AddJoint(r, "axial rotation",
              "revolute hinge with prescribed relative angular velocity (6 multipliers, "
              "the last at velocity level)",

@@ -13,10 +13,12 @@ TotalJoint::TotalJoint(int label, std::string type, const Spec& spec)
       spec_(spec) {
     for (int i = 0; i < 3; ++i) {
         if (spec.position_active[i]) pos_comp_[npos_++] = i;
-        if (spec.rotation_active[i]) rot_comp_[nrot_++] = i;
+        if (spec.rotation_active[i] && !spec.rotation_velocity[i]) rot_comp_[nrot_++] = i;
+        if (spec.rotation_active[i] && spec.rotation_velocity[i]) vel_comp_[nvel_++] = i;
     }
-    m_ = npos_ + nrot_;
+    m_ = npos_ + nrot_ + nvel_;
     if (m_ == 0) level_ = ConstraintLevel::kNone;
+    if (nvel_ > 0) level_ = m_ == nvel_ ? ConstraintLevel::kVelocity : ConstraintLevel::kMixed;
     ra_ = spec.a;
     ra_.R = spec.Rr_a;
     rb_ = spec.b;
@@ -32,26 +34,37 @@ void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
             AddProjectionRow(a.R.col(i), true, a, b, s[i], r, ctx.lambda[r], out);
         }
     }
-    if (nrot_ == 0) return;
+    if (nrot_ + nvel_ == 0) return;
     const Side ar = MakeSide(ra_, a.ground() ? nullptr : ctx.node[0], a.col);
     const Side br = MakeSide(rb_, b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1], b.col);
-    const Mat3 Rd = ExpSO3(spec_.rotation_drive.Value(ctx.t));                         // eq. (2)
+    Vec3 theta = spec_.rotation_drive.Value(ctx.t);
+    for (int r = 0; r < nvel_; ++r) {  // eq. (4)
+        const int i = vel_comp_[r], row = npos_ + nrot_ + r;
+        AddVelocityRow(ar.R.col(i), ar.ground() ? nullptr : &ar, ar, br, theta[i], row,
+                       ctx.lambda[row], out);
+        theta[i] = 0.0;
+    }
+    if (nrot_ == 0) return;
+    const Mat3 Rd = ExpSO3(theta);                                                     // eq. (2)
     AddOrientationRows(ar, br, Rd, rot_comp_, nrot_, npos_, ctx.lambda + npos_, out);  // (3)
 }
 
 namespace {
 
-// Reads `position constraint` / `orientation constraint`: three flags and a vector drive.
-void ReadConstraint(DeckInput& in, bool rotation, bool active[3], JointVec3Drive& drive) {
+// Reads `position constraint` / `orientation constraint`: three flags and a vector drive;
+// `angular velocity` flags of orientation constraints set velocity[i] (eq. (4)).
+void ReadConstraint(DeckInput& in, bool rotation, bool active[3], bool velocity[3],
+                    JointVec3Drive& drive) {
     for (int i = 0; i < 3; ++i) {
         const SourceLocation at = in.Where();
         if (in.IsKeyword("active") || in.IsKeyword(rotation ? "rotation" : "position")) {
             active[i] = true;
         } else if (in.IsKeyword("inactive")) {
             active[i] = false;
-        } else if (in.IsKeyword(rotation ? "angular velocity" : "velocity")) {
-            in.Fail(at, std::string("velocity-level ") + (rotation ? "orientation" : "position") +
-                            " constraints in total joints are not supported");
+        } else if (rotation && in.IsKeyword("angular velocity")) {
+            active[i] = velocity[i] = true;
+        } else if (!rotation && in.IsKeyword("velocity")) {
+            in.Fail(at, "velocity-level position constraints in total joints are not supported");
         } else {
             active[i] =
                 in.GetBool(rotation ? "orientation constraint flag" : "position constraint flag");
@@ -117,13 +130,19 @@ void ReadTotalGroundSide(DeckInput& in, JointSide& s, Mat3& Rr) {
 }
 
 void ReadConstraints(DeckInput& in, TotalJoint::Spec& spec) {
+    bool no_velocity[3] = {false, false, false};
     if (in.IsKeyword("position constraint"))
-        ReadConstraint(in, false, spec.position_active, spec.position_drive);
+        ReadConstraint(in, false, spec.position_active, no_velocity, spec.position_drive);
     if (in.IsKeyword("orientation constraint"))
-        ReadConstraint(in, true, spec.rotation_active, spec.rotation_drive);
-    if (in.IsKeyword("orientation description"))
+        ReadConstraint(in, true, spec.rotation_active, spec.rotation_velocity, spec.rotation_drive);
+    const SourceLocation at = in.Where();
+    if (in.IsKeyword("orientation description")) {
         in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
                                                   "orientation vector", "orientation matrix"});
+        in.Warn(at,
+                "total joint 'orientation description' ignored: the .jnt line has no "
+                "relative-rotation columns");
+    }
 }
 
 std::unique_ptr<Element> Finish(std::unique_ptr<Element> e, const SourceLocation& where) {

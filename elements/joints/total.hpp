@@ -1,17 +1,23 @@
 // mbstep — total joint, total pin joint, prismatic and drive hinge: any subset of the relative
 // position and orientation components constrained, optionally prescribed by drives.
 //
-// Summary: holonomic position-level constraints (rheonomic with drives), index-3 DAE;
-// phi_v = 0, C = 0; up to 6 multipliers: lambda_i [N] of the position rows, mu_i [N m] of the
-// orientation rows. Side a (node 1; the ground for the pin) gives the reference frames:
-// position frame Rp_a = R_a Rhp_a, rotation frames Rr_a = R_a Rhr_a, Rr_b = R_b Rhr_b; joint
-// points P_a = x_a + R_a f_a, P_b = x_b + R_b f_b; d = P_b - P_a.
+// Summary: holonomic position-level constraints (rheonomic with drives), index-3 DAE, and
+// optionally velocity-level rows for imposed relative angular velocities (then the joint's
+// level is mixed: Element::row_level); C = 0; up to 6 multipliers: lambda_i [N] of the position
+// rows, mu_i [N m] of the orientation rows, nu_i [N m] of the angular velocity rows. Side a (node
+// 1; the ground for the pin) gives the reference frames: position frame Rp_a = R_a Rhp_a, rotation
+// frames Rr_a = R_a Rhr_a, Rr_b = R_b Rhr_b; joint points P_a = x_a + R_a f_a, P_b = x_b + R_b f_b;
+// d = P_b - P_a.
 //
 //   (1) position rows      phi_i = (Rp_a e_i) . d - s_i(t)           active components i
 //   (2) imposed rotation   Rd(t) = exp(skew(theta(t)))              theta(t) rotation vector
 //   (3) orientation rows   phi_i = ax(Rr_a^T Rr_b Rd^T)_i            active components i
 //                          ax(E) = 1/2 vee(E - E^T) (sin-type error, zero when
-//                          Rr_b = Rr_a Rd; regular for errors below pi/2)
+//                          Rr_b = Rr_a Rd; regular for errors below pi/2); the components
+//                          with an imposed angular velocity are zero in theta(t) here
+//   (4) angular velocity   phi_i = (Rr_a e_i) . (w_b - w_a) - omega_i(t)  components i flagged
+//       rows                `angular velocity`; omega_i(t) is component i of the orientation
+//                          drive (a velocity row, constraint_rows.hpp (3))
 // (1) are projection rows, (3) sums of dot rows (constraint_rows.hpp). Inactive components
 // have no row and transmit no load. prismatic = (3) with all three components and Rd = I
 // (relative position free); drive hinge = (3) with all three components and the drive
@@ -31,10 +37,11 @@
 //       <node> [, position, <f>] [, position orientation, <Rhp>] [, rotation orientation, <Rhr>]
 //       [, position, <X>] [, position orientation, <Rp0>] [, rotation orientation, <Rr0>]
 //       [, position constraint, ...] [, orientation constraint, ...] ;
-//   <flag> ::= active | inactive | position | rotation | 1 | 0  (velocity-level flags are
-//   refused); vector drives: joint_drive.hpp. Without a constraint statement all three
-//   components are inactive. For the pin, side a is the ground frame and side b the node.
-//   joint: <label>, prismatic, <rotation side a>, <rotation side b> ;
+//   <flag> ::= active | inactive | position | rotation | 1 | 0, and `angular velocity` in
+//   orientation constraints (4) (`velocity` in position constraints is refused); vector
+//   drives: joint_drive.hpp. `orientation description` is read and ignored with a warning. Without
+//   a constraint statement all three components are inactive. For the pin, side a is the ground
+//   frame and side b the node. joint: <label>, prismatic, <rotation side a>, <rotation side b> ;
 //   joint: <label>, drive hinge, <rotation side a>, <rotation side b>, <vector drive theta(t)> ;
 #pragma once
 
@@ -54,16 +61,20 @@ class TotalJoint final : public TwoSideJoint {
         Mat3 Rr_b{Mat3::Identity()};  ///< rotation orientation of side b
         bool position_active[3]{false, false, false};
         bool rotation_active[3]{false, false, false};
-        JointVec3Drive position_drive;  ///< s(t), eq. (1)
-        JointVec3Drive rotation_drive;  ///< theta(t), eq. (2)
+        bool rotation_velocity[3]{false, false, false};  ///< eq. (4) instead of (3)
+        JointVec3Drive position_drive;                   ///< s(t), eq. (1)
+        JointVec3Drive rotation_drive;                   ///< theta(t), eq. (2)
     };
     TotalJoint(int label, std::string type, const Spec& spec);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    ConstraintLevel row_level(int row) const override {
+        return row < npos_ + nrot_ ? ConstraintLevel::kPosition : ConstraintLevel::kVelocity;
+    }
 
   private:
     Spec spec_;
-    int npos_{0}, nrot_{0};
-    int pos_comp_[3]{}, rot_comp_[3]{};
+    int npos_{0}, nrot_{0}, nvel_{0};
+    int pos_comp_[3]{}, rot_comp_[3]{}, vel_comp_[3]{};
     JointSide ra_, rb_;  // sides with the rotation orientations
 };
 

@@ -44,10 +44,34 @@ Mat3 InverseLeftJacobian(const Vec3& theta) {
 // ---------------------------------------------------------------------------------------------
 // Rod
 
-Rod::Rod(int label, const SpringSide& a, const SpringSide& b, double l0, double EA, double C)
-    : Element(label, "rod"), a_(a), b_(b), l0_(l0), EA_(EA), C_(C) {
+Rod::Rod(int label, const SpringSide& a, const SpringSide& b, double l0, ConstitutiveLawPtr law)
+    : Element(label, "rod"),
+      a_(a),
+      b_(b),
+      l0_(l0),
+      law_(std::move(law)),
+      linear_(law_->IsLinear()),
+      EA_(linear_ ? law_->Stiffness()(0, 0) : 0.0),
+      C_(linear_ ? law_->Damping()(0, 0) : 0.0) {
     nodes_ = {a.node, b.node};
     set_statement("joint");
+}
+
+void Rod::Tension(double l, double rate, double& T, double& EA, double& C) const {
+    if (linear_) {
+        T = EA_ * (l - l0_) / l0_ + C_ * rate / l0_;  // eqs. (1), (2)
+        EA = EA_;
+        C = C_;
+        return;
+    }
+    ConstitutiveLaw::Vec e(1), ep(1), f(1);
+    ConstitutiveLaw::Mat De(1, 1), Dv(1, 1);
+    e[0] = (l - l0_) / l0_;
+    ep[0] = rate / l0_;
+    law_->Evaluate(e, ep, f, &De, &Dv);  // eq. (2)
+    T = f[0];
+    EA = De(0, 0);
+    C = Dv(0, 0);
 }
 
 void Rod::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
@@ -58,7 +82,8 @@ void Rod::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const double l = d.norm();
     const Vec3 n = d / l;
     const Vec3 dv = nb.v + nb.w.cross(pb) - na.v - na.w.cross(pa);
-    const double T = EA_ * (l - l0_) / l0_ + C_ * n.dot(dv) / l0_;  // eqs. (1), (2)
+    double T, EA, C;
+    Tension(l, n.dot(dv), T, EA, C);  // eqs. (1), (2)
     Eigen::Matrix<double, 12, 1> g;
     g << -n, n.cross(pa), n, pb.cross(n);
     out.f = -T * g;  // eq. (3)
@@ -72,16 +97,19 @@ void Rod::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     Eigen::Matrix<double, 12, 1> dldot = J.transpose() * (P * dv);
     dldot.segment<3>(3) += (Skew(na.w) * Skew(pa)).transpose() * n;
     dldot.segment<3>(9) -= (Skew(nb.w) * Skew(pb)).transpose() * n;
-    const Eigen::Matrix<double, 12, 1> dT = (EA_ / l0_) * g + (C_ / l0_) * dldot;
-    out.K = g * dT.transpose() + T * H;      // eq. (4)
-    out.C = (C_ / l0_) * g * g.transpose();  // eq. (5)
+    const Eigen::Matrix<double, 12, 1> dT = (EA / l0_) * g + (C / l0_) * dldot;
+    out.K = g * dT.transpose() + T * H;     // eq. (4)
+    out.C = (C / l0_) * g * g.transpose();  // eq. (5)
 }
 
 double Rod::PotentialEnergy(const ElementContext& ctx) const {
     const FrameState& na = *ctx.node[0];
     const FrameState& nb = *ctx.node[1];
     const double l = (nb.x + nb.R * b_.offset - na.x - na.R * a_.offset).norm();
-    return 0.5 * EA_ * (l - l0_) * (l - l0_) / l0_;  // eq. (6)
+    if (linear_) return 0.5 * EA_ * (l - l0_) * (l - l0_) / l0_;  // eq. (6)
+    ConstitutiveLaw::Vec e(1);
+    e[0] = (l - l0_) / l0_;
+    return law_->Energy(e) * l0_;
 }
 
 void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
@@ -97,11 +125,34 @@ void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
 // ---------------------------------------------------------------------------------------------
 // Deformable hinge
 
-DeformableHinge::DeformableHinge(int label, const SpringSide& a, const SpringSide& b, const Mat3& K,
-                                 const Mat3& C)
-    : Element(label, "deformable hinge"), a_(a), b_(b), K_(K), C_(C) {
+DeformableHinge::DeformableHinge(int label, const SpringSide& a, const SpringSide& b,
+                                 ConstitutiveLawPtr law)
+    : Element(label, "deformable hinge"),
+      a_(a),
+      b_(b),
+      law_(std::move(law)),
+      linear_(law_->IsLinear()),
+      K_(linear_ ? Mat3(law_->Stiffness()) : Mat3::Zero()),
+      C_(linear_ ? Mat3(law_->Damping()) : Mat3::Zero()) {
     nodes_ = {a.node, b.node};
     set_statement("joint");
+}
+
+void DeformableHinge::Couple(const Vec3& theta, const Vec3& w_r, Vec3& m, Mat3& K, Mat3& C) const {
+    if (linear_) {
+        m = K_ * theta + C_ * w_r;  // eq. (8)
+        K = K_;
+        C = C_;
+        return;
+    }
+    ConstitutiveLaw::Vec e(3), ep(3), f(3);
+    ConstitutiveLaw::Mat De(3, 3), Dv(3, 3);
+    e = theta;
+    ep = w_r;
+    law_->Evaluate(e, ep, f, &De, &Dv);  // eq. (8)
+    m = f;
+    K = De;
+    C = Dv;
 }
 
 void DeformableHinge::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
@@ -110,14 +161,16 @@ void DeformableHinge::Evaluate(const ElementContext& ctx, ElementBlock& out) con
     const Mat3 Ra = na.R * a_.R;
     const Vec3 theta = LogSO3(Ra.transpose() * nb.R * b_.R);  // eq. (7)
     const Vec3 dw = nb.w - na.w;
-    const Vec3 m = K_ * theta + C_ * (Ra.transpose() * dw);  // eq. (8)
+    Vec3 m;
+    Mat3 K, C;
+    Couple(theta, Ra.transpose() * dw, m, K, C);  // eq. (8)
     const Vec3 Mb = -Ra * m;
     out.f.segment<3>(3) = -Mb;
     out.f.segment<3>(9) = Mb;
     if (!out.want_jacobian) return;
     // eq. (10): derivatives of M_b; K = -df/dq, C = -df/dv, M_a = -M_b.
-    const Mat3 RKJ = Ra * K_ * InverseLeftJacobian(theta) * Ra.transpose();
-    const Mat3 RCR = Ra * C_ * Ra.transpose();
+    const Mat3 RKJ = Ra * K * InverseLeftJacobian(theta) * Ra.transpose();
+    const Mat3 RCR = Ra * C * Ra.transpose();
     const Mat3 dMb_a = Skew(Ra * m) + RKJ - RCR * Skew(dw);
     const Mat3 dMb_b = -RKJ;
     out.K.block<3, 3>(9, 3) = -dMb_a;
@@ -133,7 +186,10 @@ void DeformableHinge::Evaluate(const ElementContext& ctx, ElementBlock& out) con
 double DeformableHinge::PotentialEnergy(const ElementContext& ctx) const {
     const Mat3 Ra = ctx.node[0]->R * a_.R;
     const Vec3 theta = LogSO3(Ra.transpose() * ctx.node[1]->R * b_.R);
-    return 0.5 * theta.dot(K_ * theta);  // eq. (11)
+    if (linear_) return 0.5 * theta.dot(K_ * theta);  // eq. (11)
+    ConstitutiveLaw::Vec e(3);
+    e = theta;
+    return law_->Energy(e);
 }
 
 void DeformableHinge::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
@@ -168,25 +224,6 @@ SpringSide ReadSide(DeckInput& in, bool orientation) {
     return s;
 }
 
-double NonNegative(DeckInput& in, const char* what) {
-    const SourceLocation at = in.Where();
-    const double v = in.GetReal(what);
-    if (!std::isfinite(v) || v < 0.0) in.Fail(at, std::string(what) + " must be non-negative");
-    return v;
-}
-
-Mat3 FiniteMatrix(DeckInput& in, const char* what) {
-    const SourceLocation at = in.Where();
-    const Mat3 m = in.GetMat3(what);
-    if (!m.allFinite()) in.Fail(at, std::string(what) + " is not finite");
-    return m;
-}
-
-const std::vector<std::string> kLaws1 = {"linear elastic", "linear viscoelastic"};
-const std::vector<std::string> kLaws3 = {
-    "linear elastic",      "linear elastic isotropic",      "linear elastic generic",
-    "linear viscoelastic", "linear viscoelastic isotropic", "linear viscoelastic generic"};
-
 }  // namespace
 
 std::unique_ptr<Element> ReadRod(ElementReadArgs& args) {
@@ -206,15 +243,8 @@ std::unique_ptr<Element> ReadRod(ElementReadArgs& args) {
         in.Fail(l_at, "the rod reference length must be positive (are the points coincident?)");
     if (!(l_nodes > 1e-12))
         in.Fail(b_at, "the rod's end points coincide: its direction is undefined");
-    const std::string law = in.GetKeyword("constitutive law", kLaws1);
-    const double EA = NonNegative(in, "axial stiffness EA");
-    double C = 0.0;
-    if (law == "linear viscoelastic")
-        C = in.IsKeyword("proportional") ? NonNegative(in, "proportional damping factor") * EA
-                                         : NonNegative(in, "axial damping");
-    if (in.IsKeyword("prestress") || in.IsKeyword("prestrain"))
-        in.Fail(in.Where(), "prestress and prestrain are not supported");
-    auto e = std::make_unique<Rod>(args.label, a, b, l0, EA, C);
+    ConstitutiveLawPtr law = in.GetConstitutiveLaw(1, "rod constitutive law");
+    auto e = std::make_unique<Rod>(args.label, a, b, l0, std::move(law));
     e->set_where(where);
     return e;
 }
@@ -226,25 +256,16 @@ std::unique_ptr<Element> ReadDeformableHinge(ElementReadArgs& args) {
     const SourceLocation b_at = in.Where();
     const SpringSide b = ReadSide(in, true);
     if (a.node == b.node) in.Fail(b_at, "a deformable hinge needs two different nodes");
-    const std::string law = in.GetKeyword("constitutive law", kLaws3);
-    const bool generic = law.find("generic") != std::string::npos;
-    const bool viscous = law.find("viscoelastic") != std::string::npos;
-    const Mat3 K = generic ? FiniteMatrix(in, "stiffness matrix")
-                           : Mat3(NonNegative(in, "stiffness") * Mat3::Identity());
-    Mat3 C = Mat3::Zero();
-    if (viscous) {
-        if (in.IsKeyword("proportional"))
-            C = NonNegative(in, "proportional damping factor") * K;
-        else
-            C = generic ? FiniteMatrix(in, "damping matrix")
-                        : Mat3(NonNegative(in, "damping") * Mat3::Identity());
-    }
-    if (in.IsKeyword("prestress") || in.IsKeyword("prestrain"))
-        in.Fail(in.Where(), "prestress and prestrain are not supported");
-    if (in.IsKeyword("orientation description"))
+    ConstitutiveLawPtr law = in.GetConstitutiveLaw(3, "deformable hinge constitutive law");
+    const SourceLocation at_od = in.Where();
+    if (in.IsKeyword("orientation description")) {
         in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
                                                   "orientation vector", "orientation matrix"});
-    auto e = std::make_unique<DeformableHinge>(args.label, a, b, K, C);
+        in.Warn(at_od,
+                "deformable hinge 'orientation description' ignored: the .jnt line has no "
+                "relative-rotation columns");
+    }
+    auto e = std::make_unique<DeformableHinge>(args.label, a, b, std::move(law));
     e->set_where(where);
     return e;
 }

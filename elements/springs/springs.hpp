@@ -8,7 +8,8 @@
 //
 // Rod [N]:
 //   (1) strain e = (l - l0) / l0,  strain rate e' = (n . dv) / l0
-//   (2) tension T = EA e + C e'                       (linear elastic: C = 0)
+//   (2) tension T = F(e, e'), a 1-D constitutive law; linear laws: T = EA e + C e'
+//       (EA = K, C of the law), and EA, C below stand for dT/de, dT/de' otherwise
 //   (3) f = -T g,  g = dl/dq = (-n, n x p_a, n, p_b x n)   (node a pulled towards b if T > 0)
 //   (4) K = -df/dq = g (dT/dq)^T + T H,  H = J^T P J + diag(-Sn Sp_a, Sn Sp_b) on the rotations,
 //       J = dd/dq = [-I, Sp_a, I, -Sp_b],  P = (I - n n^T) / l,
@@ -20,7 +21,8 @@
 // Deformable hinge [N m]:
 //   (7) relative rotation theta = log(Rj_a^T Rj_b) (frame a), Rj = R Rh;
 //       relative angular velocity w_r = Rj_a^T (w_b - w_a)
-//   (8) couple m = K theta + C w_r (frame a); M_b = -Rj_a m, M_a = Rj_a m, no forces
+//   (8) couple m = F(theta, w_r), a 3-D constitutive law (linear: K theta + C w_r; K, C below
+//       stand for dF/dtheta, dF/dw_r otherwise) in frame a; M_b = -Rj_a m, M_a = Rj_a m
 //   (9) d theta = Jl^-1(theta) Rj_a^T (dtheta_b - dtheta_a),
 //       Jl^-1 = I - 1/2 S theta + beta S theta^2, beta = 1/t^2 - (1 + cos t) / (2 t sin t),
 //       t = |theta| (Taylor 1/12 + t^2/720 below 1e-3): the inverse left Jacobian of SO(3)
@@ -39,15 +41,14 @@
 //   joint: <label>, deformable hinge, <node a> [, position, <f_a>]
 //          [, { orientation | hinge }, <Rh_a>], <node b> [, position, <f_b>]
 //          [, { orientation | hinge }, <Rh_b>], <3D law> ;
-//   1D law: linear elastic, <EA> | linear viscoelastic, <EA>, { <C> | proportional, <c> }
-//   3D law: linear elastic [isotropic], <k> | linear elastic generic, <K (3x3)>
-//         | linear viscoelastic [isotropic], <k>, { <c> | proportional, <f> }
-//         | linear viscoelastic generic, <K>, { <C> | proportional, <f> }
-//   (`proportional, f` sets C = f K.)
+//   <1D law>, <3D law>: any registered constitutive law of that dimension, or `reference,
+//   <label>` to a `constitutive law:` definition (elements/laws/linear_laws.hpp lists the
+//   linear ones). Linear laws are applied through their constant K and C.
 #pragma once
 
 #include <memory>
 
+#include "mbstep/model/constitutive_law.hpp"
 #include "mbstep/model/element.hpp"
 #include "mbstep/plugin/registry.hpp"
 
@@ -61,7 +62,7 @@ struct SpringSide {
 
 class Rod final : public Element {
   public:
-    Rod(int label, const SpringSide& a, const SpringSide& b, double l0, double EA, double C);
+    Rod(int label, const SpringSide& a, const SpringSide& b, double l0, ConstitutiveLawPtr law);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
@@ -69,22 +70,30 @@ class Rod final : public Element {
     double l0() const { return l0_; }
 
   private:
+    // T and its derivatives dT/de (EA) and dT/de' (C) at strain (l - l0)/l0 and rate rate.
+    void Tension(double l, double rate, double& T, double& EA, double& C) const;
     SpringSide a_, b_;
-    double l0_, EA_, C_;
+    double l0_;
+    ConstitutiveLawPtr law_;
+    bool linear_;
+    double EA_, C_;  // the linear law's K and C
 };
 
 class DeformableHinge final : public Element {
   public:
-    DeformableHinge(int label, const SpringSide& a, const SpringSide& b, const Mat3& K,
-                    const Mat3& C);
+    DeformableHinge(int label, const SpringSide& a, const SpringSide& b, ConstitutiveLawPtr law);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
 
   private:
+    // m and its derivatives dm/dtheta (K) and dm/dw_r (C).
+    void Couple(const Vec3& theta, const Vec3& w_r, Vec3& m, Mat3& K, Mat3& C) const;
     SpringSide a_, b_;
-    Mat3 K_, C_;
+    ConstitutiveLawPtr law_;
+    bool linear_;
+    Mat3 K_, C_;  // the linear law's K and C
 };
 
 /// eq. (9): inverse left Jacobian of SO(3) at theta.

@@ -23,6 +23,7 @@ std::string CountKeyword(const std::string& statement) {
     if (statement == "joint") return "joints: 1;";
     if (statement == "force" || statement == "couple") return "forces: 1;";
     if (statement == "gravity") return "gravity;";
+    if (statement == "beam3" || statement == "beam2") return "beams: 1;";
     return {};
 }
 }  // namespace

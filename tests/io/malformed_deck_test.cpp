@@ -38,6 +38,21 @@ std::string Model(const std::string& counts, const std::string& elements) {
              elements + "\nend: elements;\n");
 }
 
+/// Three nodes on the x axis (x = 0, 0.5, 1); `counts` is line 12, the first line of `elements`
+/// line 20.
+std::string Beams(const std::string& counts, const std::string& elements) {
+    return P("structural nodes: 3;\n" + counts +
+             "\nend: control data;\n"
+             "begin: nodes;\n"
+             "    structural: 1, dynamic, null, eye, null, null;\n"
+             "    structural: 2, dynamic, 0.5, 0., 0., eye, null, null;\n"
+             "    structural: 3, dynamic, 1., 0., 0., eye, null, null;\n"
+             "end: nodes;\n"
+             "begin: elements;\n" +
+             elements + "\nend: elements;\n");
+}
+const std::string kLaw = "linear elastic generic, diag, 1.e3, 1.e3, 1.e3, 1., 1., 1.";
+
 /// One node whose orientation (line 15) is `orientation`.
 std::string Orient(const std::string& orientation) {
     return P(
@@ -173,7 +188,7 @@ std::vector<Case> Cases() {
         {"total pin joint without vector drive",
          Model("joints: 1;",
                "joint: 1, total pin joint, 1, position constraint, 1, 1, 1, const, 1.;"),
-         19, "expected imposed relative position"},
+         19, "(in imposed relative position direction, component 1)"},
         {"rod of coincident points",
          Model("joints: 1;", "joint: 1, rod, 1, 2, from nodes, linear elastic, 1.;"), 19,
          "the rod reference length must be positive"},
@@ -182,7 +197,7 @@ std::vector<Case> Cases() {
          "the rod's end points coincide"},
         {"rod negative stiffness",
          Model("joints: 1;", "joint: 1, rod, 1, position, 1., 0., 0., 2, 1., linear elastic, -5.;"),
-         19, "axial stiffness EA must be non-negative"},
+         19, "stiffness must be non-negative"},
         {"rod without law", Model("joints: 1;", "joint: 1, rod, 1, position, 1., 0., 0., 2, 1.;"),
          19, "expected constitutive law"},
         {"deformable hinge unknown law",
@@ -250,8 +265,49 @@ std::vector<Case> Cases() {
          "unexpected argument '3' in 'joint'"},
         {"unknown joint type", Model("joints: 1;", "joint: 1, foo bar, 1, 2;"), 19,
          "unknown joint type 'foo'; accepted:"},
-        {"unsupported element statement", Model("", "beam3: 1, 1, null, 2, null, 1, null;"), 19,
+        {"unsupported element statement", Model("", "plate: 1, 1, 2, 1, 2;"), 19,
          "not supported in the elements block"},
+        {"beam count mismatch",
+         Beams("beams: 2;", "beam3: 1, 1, null, 2, null, 3, null, eye, " + kLaw + ", same, same;"),
+         12, "control data declares 2 beams but the deck defines 1"},
+        {"beam law referenced before its definition",
+         Beams("beams: 1;", "beam3: 1, 1, null, 2, null, 3, null, eye, reference, 7, same, same;"),
+         20, "undefined constitutive law 7"},
+        {"beam law of the wrong dimension",
+         Beams("beams: 1;",
+               "constitutive law: 7, 3, linear elastic, 1.;\n"
+               "beam3: 1, 1, null, 2, null, 3, null, eye, reference, 7, same, same;"),
+         21, "constitutive law 7 has dimension 3"},
+        {"beam section stiffness not positive definite",
+         Beams("beams: 1;",
+               "beam3: 1, 1, null, 2, null, 3, null, eye, linear elastic generic, "
+               "diag, 1., 1., 1., 1., 0., 1., same, same;"),
+         20, "the beam section stiffness is not positive definite"},
+        {"negative stiffness in a law",
+         Beams("beams: 1;",
+               "beam3: 1, 1, null, 2, null, 3, null, eye, linear elastic generic, "
+               "diag, 1., 1., 1., 1., -2., 1., same, same;"),
+         20, "stiffness matrix is not positive semi-definite"},
+        {"beam with coincident nodes",
+         Beams("beams: 1;", "beam3: 1, 1, null, 1, null, 3, null, eye, " + kLaw + ", same, same;"),
+         20, "coincide: the beam has zero length there"},
+        {"'same' at the first beam point",
+         Beams("beams: 1;", "beam3: 1, 1, null, 2, null, 3, null, same, " + kLaw + ", same, same;"),
+         20, "'same' is not valid for the first evaluation point"},
+        {"unknown constitutive law",
+         Beams("beams: 1;",
+               "beam3: 1, 1, null, 2, null, 3, null, eye, nonlinear foo, 1., same, same;"),
+         20,
+         "expected constitutive law (beam section law of point I, dimension 6), got 'nonlinear'"},
+        {"constitutive law dimension",
+         P("end: control data;\nconstitutive law: 1, 2, linear elastic, 1.;\n"), 12,
+         "constitutive law dimension must be 1, 3 or 6, got 2"},
+        {"driven joint with multipliers",
+         Model("joints: 1;", "driven: 1, const, 1., joint: 1, spherical hinge, 1, null, 2, null;"),
+         19, "elements with Lagrange multipliers cannot be driven"},
+        {"driven label differs",
+         Model("joints: 1;", "driven: 2, const, 1., joint: 1, rod, 1, 2, 1., linear elastic, 1.;"),
+         19, "the driven element's label 2 differs from its joint label 1"},
         {"missing ';'", P("structural nodes: 1\nrigid bodies: 0;\n"), 12,
          "expected ',' or ';' after structural nodes, got 'rigid'"},
         {"truncated statement", P("structural nodes: 1"), 11,

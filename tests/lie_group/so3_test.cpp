@@ -82,3 +82,54 @@ TEST_CASE("T_exp is the right-trivialised derivative of exp; T_exp^-1 inverts it
         CHECK((R0.transpose() * R0 - Mat3::Identity()).cwiseAbs().maxCoeff() <= 1e-15);
     }
 }
+
+namespace {
+// b'/phi and c'/phi by long-double series: sum_k>=1 (-1)^k 2k phi^(2k-2) / (2k + shift)!.
+LD SeriesDerivative(LD phi, int shift) {
+    LD sum = 0, fact = 1;
+    for (int i = 2; i <= 2 + shift; ++i) fact *= i;
+    LD pw = 1;
+    for (int k = 1; k < 30; ++k) {
+        sum += (k % 2 ? -1 : 1) * 2 * k * pw / fact;
+        pw *= phi * phi;
+        fact *= (2 * k + shift + 1) * (2 * k + shift + 2);
+    }
+    return sum;
+}
+}  // namespace
+
+TEST_CASE("derivative coefficients b'/phi, c'/phi on both sides of their Taylor switch") {
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double sw = so3::kTaylorSwitchDerivative;
+    for (double phi :
+         {0.0, 1e-8, 1e-3, 0.1, 0.3, sw * (1 - 1e-9), sw, sw * (1 + 1e-9), 0.8, 1.5, 2.5, 3.1}) {
+        INFO("phi = ", phi);
+        // Closed forms lose ~eps/phi^4 (b'/phi) and ~eps/phi^5 (c'/phi) to cancellation; the
+        // series (phi < switch) are accurate to a few eps. The values are -1/12 and -1/60 at 0.
+        const double tb = phi < sw ? 8 * eps : 8 * eps + 40 * eps / std::pow(phi, 4);
+        const double tc = phi < sw ? 8 * eps : 8 * eps + 200 * eps / std::pow(phi, 5);
+        const LD rb = SeriesDerivative(phi, 2), rc = SeriesDerivative(phi, 3);
+        CHECK(std::abs(so3::CoefBPrimeOverPhi(phi) - double(rb)) <= tb * std::abs(double(rb)));
+        CHECK(std::abs(so3::CoefCPrimeOverPhi(phi) - double(rc)) <= tc * std::abs(double(rc)));
+    }
+    CHECK(so3::CoefBPrimeOverPhi(0.0) == doctest::Approx(-1.0 / 12.0).epsilon(1e-15));
+    CHECK(so3::CoefCPrimeOverPhi(0.0) == doctest::Approx(-1.0 / 60.0).epsilon(1e-15));
+}
+
+TEST_CASE("TexpDerivative is the derivative of T_exp(theta) a (central differences)") {
+    const Vec3 dir = Vec3(-0.6, 0.2, 0.77).normalized();
+    const Vec3 a(0.7, -1.1, 0.4);
+    for (double phi : {0.0, 1e-6, 0.2, 0.4999, 0.5, 0.5001, 1.3, 2.9}) {
+        INFO("phi = ", phi);
+        const Vec3 theta = phi * dir;
+        const Mat3 D = so3::TexpDerivative(theta, a);
+        const double h = 1e-6;
+        Mat3 fd;
+        for (int j = 0; j < 3; ++j) {
+            const Vec3 e = h * Vec3::Unit(j);
+            fd.col(j) = (so3::Texp(theta + e) * a - so3::Texp(theta - e) * a) / (2 * h);
+        }
+        // Central difference: truncation h^2 |T'''| ~ 1e-12, round-off eps/h ~ 2e-10.
+        CHECK((D - fd).cwiseAbs().maxCoeff() <= 2e-9);
+    }
+}

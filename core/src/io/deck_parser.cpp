@@ -587,6 +587,59 @@ DrivePtr DeckParser::GetDrive(std::string_view what) {
     return std::make_shared<ConstDrive>(GetReal(what));
 }
 
+ConstitutiveLawPtr DeckParser::GetConstitutiveLaw(int dimension, std::string_view what) {
+    SkipSpace();
+    const SourceLocation at = Where();
+    const std::string dim = std::to_string(dimension);
+    if (IsKeyword("reference")) {
+        const SourceLocation at_label = Where();
+        const long label = GetInt("constitutive law label");
+        auto it = laws_.find(label);
+        if (it == laws_.end())
+            Fail(at_label, "undefined constitutive law " + std::to_string(label) +
+                               " (a 'constitutive law:' statement must define it before use)");
+        if (it->second.law->dimension() != dimension)
+            Fail(at_label, "constitutive law " + std::to_string(label) + " has dimension " +
+                               std::to_string(it->second.law->dimension()) + " (defined at " +
+                               it->second.where.ToString() + "); " + std::string(what) +
+                               " needs dimension " + dim);
+        return it->second.law;
+    }
+    // A registered law keyword (longest match) defined for this dimension.
+    const ConstitutiveLawDescriptor* best = nullptr;
+    for (const ConstitutiveLawDescriptor& d : registry_.constitutive_laws())
+        if (LooksLikeKeyword(d.name) && (!best || d.name.size() > best->name.size())) best = &d;
+    if (!best) {
+        std::vector<std::string> names;
+        for (const ConstitutiveLawDescriptor& d : registry_.constitutive_laws())
+            if (std::find(d.dimensions.begin(), d.dimensions.end(), dimension) !=
+                d.dimensions.end())
+                names.push_back(d.name);
+        std::sort(names.begin(), names.end());
+        Fail(at, "expected constitutive law (" + std::string(what) + ", dimension " + dim +
+                     "), got " + NextToken() + "; accepted: " +
+                     (names.empty() ? std::string("none (no constitutive law plugins are loaded)")
+                                    : Join(names)) +
+                     ", or reference, <label>");
+    }
+    if (std::find(best->dimensions.begin(), best->dimensions.end(), dimension) ==
+        best->dimensions.end())
+        Fail(at, "constitutive law '" + best->name + "' is not defined for dimension " + dim +
+                     " (" + std::string(what) + ")");
+    IsKeyword(best->name);
+    ConstitutiveLawPtr law;
+    try {
+        law = best->read(*this, dimension);
+    } catch (const DeckError&) {
+        throw;
+    } catch (const std::exception& e) {
+        Fail(at, "in constitutive law '" + best->name + "': " + e.what());
+    }
+    if (!law || law->dimension() != dimension)
+        Fail(at, "constitutive law '" + best->name + "' could not be created");
+    return law;
+}
+
 int DeckParser::GetNode(std::string_view what) {
     const SourceLocation at = Where();
     const long label = GetInt(what);
@@ -635,6 +688,15 @@ void DeckParser::DefineDrive(long label, DrivePtr drive, const SourceLocation& w
         Fail(where, "drive caller " + std::to_string(label) + " is already defined (at " +
                         it->second.where.ToString() + ")");
     drives_[label] = NamedDrive{std::move(drive), where};
+}
+
+void DeckParser::DefineConstitutiveLaw(long label, ConstitutiveLawPtr law,
+                                       const SourceLocation& where) {
+    auto it = laws_.find(label);
+    if (it != laws_.end())
+        Fail(where, "constitutive law " + std::to_string(label) + " is already defined (at " +
+                        it->second.where.ToString() + ")");
+    laws_[label] = NamedLaw{std::move(law), where};
 }
 
 }  // namespace mbstep::detail

@@ -63,6 +63,7 @@ class DeckParser final : public DeckInput {
     // --- definitions shared with the block reader
     void DefineReference(long label, const FrameState& frame, const SourceLocation& where);
     void DefineDrive(long label, DrivePtr drive, const SourceLocation& where);
+    void DefineConstitutiveLaw(long label, ConstitutiveLawPtr law, const SourceLocation& where);
     /// The frame of a `reference:` statement, or nullptr.
     const FrameState* FindReference(long label) const;
     const SourceLocation* gravity_location() const {
@@ -93,6 +94,7 @@ class DeckParser final : public DeckInput {
     Vec3 GetVelocity(const FrameState& rf, const Vec3& x_global, std::string_view what) override;
     Vec3 GetAngularVelocity(const FrameState& rf, std::string_view what) override;
     DrivePtr GetDrive(std::string_view what) override;
+    ConstitutiveLawPtr GetConstitutiveLaw(int dimension, std::string_view what) override;
     int GetNode(std::string_view what) override;
     const StructuralNode& node(int index) const override;
     std::shared_ptr<const Expression> GetExpression(std::string_view what) override;
@@ -111,6 +113,10 @@ class DeckParser final : public DeckInput {
     };
     struct NamedDrive {
         DrivePtr drive;
+        SourceLocation where;
+    };
+    struct NamedLaw {
+        ConstitutiveLawPtr law;
         SourceLocation where;
     };
 
@@ -144,6 +150,7 @@ class DeckParser final : public DeckInput {
     std::vector<Cursor> stack_;
     std::map<long, Reference> references_;
     std::map<long, NamedDrive> drives_;
+    std::map<long, NamedLaw> laws_;
     bool gravity_set_{false};
     SourceLocation gravity_where_;
     double evaluation_time_{0.0};

@@ -5,7 +5,8 @@
 // output settings), `begin: nodes;`, `begin: elements;`, in this order; `set:`, `reference:`,
 // `drive caller:` and `include:` may appear anywhere. As in MBDyn, reading stops after
 // `end: elements;`. The counts of control data are checked against the statements read:
-// structural nodes, rigid bodies (body), joints (joint), forces (force and couple) and the
+// structural nodes, rigid bodies (body), joints (joint), forces (force and couple), beams
+// (beam3 and beam2) and the
 // gravity flag (gravity).
 #include "mbstep/io/deck_reader.hpp"
 
@@ -17,6 +18,7 @@
 
 #include "deck_parser.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/model/driven_element.hpp"
 
 namespace mbstep {
 
@@ -134,7 +136,11 @@ class DeckReader {
     void StructuralNodeStatement(const SourceLocation& where);
     void DummyNodeStatement(int label, const SourceLocation& where);
     void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
-    void ElementStatement(const std::string& statement, const SourceLocation& where);
+    /// An element statement; with `driven` (a `driven:` statement's drive), the element is
+    /// wrapped in a DrivenElement with that label.
+    void ElementStatement(const std::string& statement, const SourceLocation& where,
+                          DrivePtr driven = nullptr, long driven_label = -1);
+    void DrivenStatement(const SourceLocation& where);
     void ReferenceStatement(const SourceLocation& where);
     [[noreturn]] void Unknown(const std::string& keyword, const SourceLocation& where,
                               const std::vector<std::string>& accepted);
@@ -162,7 +168,7 @@ class DeckReader {
     std::map<std::string, Count> counts_;  // by control data keyword
     bool gravity_flag_{false};
     SourceLocation gravity_flag_where_;
-    Defined nodes_, bodies_, joints_, forces_, gravity_;
+    Defined nodes_, bodies_, joints_, forces_, gravity_, beams_, others_;
     std::map<std::string, std::map<long, std::pair<std::string, SourceLocation>>> labels_;
 };
 
@@ -229,6 +235,19 @@ bool DeckReader::Generic(const std::string& key, const std::string& keyword,
         DrivePtr drive = in_.GetDrive("drive caller " + std::to_string(label));
         in_.EndStatement("drive caller");
         in_.DefineDrive(label, std::move(drive), where);
+    } else if (Is(key, "constitutive law")) {
+        // constitutive law: <label>, [name, "<name>",] <dimension>, <law>;
+        const long label = in_.GetLabel("constitutive law label");
+        if (in_.IsKeyword("name")) in_.GetString("constitutive law name");
+        const SourceLocation at_dim = in_.Where();
+        const long dim = in_.GetInt("constitutive law dimension");
+        if (dim != 1 && dim != 3 && dim != 6)
+            in_.Fail(at_dim,
+                     "constitutive law dimension must be 1, 3 or 6, got " + std::to_string(dim));
+        ConstitutiveLawPtr law = in_.GetConstitutiveLaw(
+            static_cast<int>(dim), "constitutive law " + std::to_string(label));
+        in_.EndStatement("constitutive law");
+        in_.DefineConstitutiveLaw(label, std::move(law), where);
     } else if (Is(key, "include")) {
         const SourceLocation at = in_.Where();
         const std::string file = in_.GetString("include file name");
@@ -239,8 +258,8 @@ bool DeckReader::Generic(const std::string& key, const std::string& keyword,
     } else if (Is(key, "remark") || Is(key, "print symbol table")) {
         in_.SkipArguments();
         in_.EndStatement(keyword);
-    } else if (IsAny(key, {"module load", "setenv", "constitutive law", "scalar function",
-                           "template drive caller", "hydraulic fluid", "c81 data"})) {
+    } else if (IsAny(key, {"module load", "setenv", "scalar function", "template drive caller",
+                           "hydraulic fluid", "c81 data"})) {
         in_.Fail(where, "'" + keyword + "' statements are not supported");
     } else {
         return false;
@@ -595,14 +614,13 @@ OrientationOutput DeckReader::ReadOrientationDescription() {
 void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
     static const std::vector<std::string> kCounts = {"structural nodes", "rigid bodies", "joints",
-                                                     "forces"};
+                                                     "forces", "beams"};
     static const std::vector<std::string> kUnsupportedCounts = {"abstract nodes",
                                                                 "electric nodes",
                                                                 "hydraulic nodes",
                                                                 "parameter nodes",
                                                                 "thermal nodes",
                                                                 "genels",
-                                                                "beams",
                                                                 "plates",
                                                                 "aerodynamic elements",
                                                                 "aeromodals",
@@ -878,10 +896,17 @@ void DeckReader::DummyNodeStatement(int label, const SourceLocation& where) {
 
 void DeckReader::Elements(const std::string& key, const std::string& keyword,
                           const SourceLocation& where) {
-    static const std::vector<std::string> kStatements = {"body", "joint", "force", "couple",
-                                                         "gravity"};
-    for (const std::string& s : kStatements)
+    // Element statements are the registered ones (body, joint, force, couple, gravity, beam3,
+    // beam2, ... from the element plugins).
+    std::vector<std::string> statements;
+    for (const ElementDescriptor& d : registry_.elements()) {
+        const std::string s = Registry::Normalize(d.statement);
+        if (std::find(statements.begin(), statements.end(), s) == statements.end())
+            statements.push_back(s);
+    }
+    for (const std::string& s : statements)
         if (Is(key, s.c_str())) return ElementStatement(s, where);
+    if (Is(key, "driven")) return DrivenStatement(where);
     // `inertia:` only logs the inertia of a group of elements (MBDyn manual, elements.tex);
     // skipped so that MBDyn's decks read unchanged.
     if (Is(key, "inertia")) {
@@ -890,7 +915,13 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
         in_.EndStatement(keyword);
         return;
     }
-    if (IsAny(key, {"beam",
+    std::sort(statements.begin(), statements.end());
+    if (IsAny(key, {"body",
+                    "joint",
+                    "force",
+                    "couple",
+                    "gravity",
+                    "beam",
                     "beam2",
                     "beam3",
                     "aerodynamic body",
@@ -900,7 +931,6 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
                     "genel",
                     "output",
                     "bind",
-                    "driven",
                     "electric",
                     "hydraulic",
                     "thermal",
@@ -923,14 +953,42 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
                     "output element",
                     "bulk"}))
         in_.Fail(where, "'" + keyword +
-                            "' statements are not supported in the elements block; "
-                            "accepted: " +
-                            Join(kStatements));
-    Unknown(keyword, where, kStatements);
+                            "' statements are not supported in the elements block (no plugin "
+                            "provides them); accepted: " +
+                            Join(statements));
+    Unknown(keyword, where, statements);
+}
+
+// driven: label, <drive> [, hint, "...", ...], <element statement>;
+// (MBDyn manual, input/elements.tex "Driven Element"; the element carries the same label.)
+void DeckReader::DrivenStatement(const SourceLocation& where) {
+    const long label = in_.GetLabel("driven element label");
+    DrivePtr drive = in_.GetDrive("driven element drive");
+    const SourceLocation at = in_.Where();
+    if (in_.IsKeyword("hint"))
+        in_.Fail(at, "driven element hints are not supported (the element keeps its data)");
+    SourceLocation inner_where;
+    bool has_args = false;
+    const std::string keyword = in_.ReadStatementKeyword(&inner_where, &has_args);
+    std::vector<std::string> statements;
+    for (const ElementDescriptor& d : registry_.elements()) {
+        const std::string st = Registry::Normalize(d.statement);
+        if (st != "gravity" &&
+            std::find(statements.begin(), statements.end(), st) == statements.end())
+            statements.push_back(st);
+    }
+    const std::string key = KeywordKey(keyword);
+    for (const std::string& st : statements)
+        if (Is(key, st.c_str())) return ElementStatement(st, inner_where, drive, label);
+    std::sort(statements.begin(), statements.end());
+    in_.Fail(inner_where, "a driven element wraps an element statement, got '" + keyword +
+                              "'; accepted: " + Join(statements));
+    (void)where;
 }
 
 // body: label, node, ...; joint|force|couple: label, type, ...; gravity: [type,] ...
-void DeckReader::ElementStatement(const std::string& statement, const SourceLocation& where) {
+void DeckReader::ElementStatement(const std::string& statement, const SourceLocation& where,
+                                  DrivePtr driven, long driven_label) {
     long label = 0;
     if (statement != "gravity") {
         const SourceLocation at_label = in_.Where();
@@ -944,11 +1002,16 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                    it->second.first + " " + std::to_string(label) +
                                    " is defined at " + it->second.second.ToString() + ")");
         labels[label] = {statement, where};
+        if (driven && label != driven_label)
+            in_.Fail(at_label, "the driven element's label " + std::to_string(driven_label) +
+                                   " differs from its " + statement + " label " +
+                                   std::to_string(label) + " (MBDyn requires them equal)");
     }
-    // Type keyword: the longest registered name for this statement.
+    // Type keyword: the longest registered name for this statement; statements registered with
+    // an empty name (body, beam3, beam2) have none.
     const SourceLocation at_type = in_.Where();
     std::string type;
-    if (statement != "body") {
+    if (!registry_.FindElement(statement, "")) {
         std::vector<std::string> names;
         for (const ElementDescriptor& d : registry_.elements())
             if (Registry::Normalize(d.statement) == statement && !d.name.empty())
@@ -982,10 +1045,25 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     in_.EndStatement(statement);
     e->set_statement(statement);
     e->set_where(where);
-    Defined& defined = statement == "body"      ? bodies_
-                       : statement == "joint"   ? joints_
-                       : statement == "gravity" ? gravity_
-                                                : forces_;
+    if (driven) {
+        if (e->num_multipliers() > 0)
+            in_.Fail(where, "driven " + statement + " " + std::to_string(label) +
+                                ": elements with Lagrange multipliers cannot be driven (an "
+                                "inactive constraint would need its multipliers set to zero)");
+        std::vector<NodeInertia> inertia(e->nodes().size());
+        e->AddInertia(inertia);
+        for (const NodeInertia& n : inertia)
+            if (n.m != 0.0 || !n.J.isZero(0.0))
+                in_.Fail(where, "driven " + statement + " " + std::to_string(label) +
+                                    ": elements that attach inertia cannot be driven");
+        e = std::make_unique<DrivenElement>(std::move(e), std::move(driven));
+    }
+    Defined& defined = statement == "body"                             ? bodies_
+                       : statement == "joint"                          ? joints_
+                       : statement == "gravity"                        ? gravity_
+                       : statement == "beam3" || statement == "beam2"  ? beams_
+                       : statement == "force" || statement == "couple" ? forces_
+                                                                       : others_;
     if (defined.count++ == 0) defined.first = where;
     model_.AddElement(std::move(e));
 }
@@ -1017,6 +1095,7 @@ void DeckReader::Validate() {
     CheckCount("rigid bodies", bodies_);
     CheckCount("joints", joints_);
     CheckCount("forces", forces_);
+    CheckCount("beams", beams_);
     if (gravity_flag_ && gravity_.count == 0)
         in_.Fail(gravity_flag_where_,
                  "control data declares gravity but no gravity element is defined");
@@ -1063,6 +1142,19 @@ DrivePtr ReadDrive(const std::string& drive_text, const Registry& registry) {
     in.EndStatement("drive");
     if (!in.AtEnd()) in.Fail(in.Where(), "unexpected text after the drive");
     return drive;
+}
+
+ConstitutiveLawPtr ReadConstitutiveLaw(const std::string& law_text, int dimension,
+                                       const Registry& registry) {
+    SymbolTable symbols;
+    Model model;
+    std::vector<std::string> warnings;
+    DeckParser in(registry, symbols, model, warnings);
+    in.PushText(law_text + ";", "<law>");
+    ConstitutiveLawPtr law = in.GetConstitutiveLaw(dimension, "constitutive law");
+    in.EndStatement("constitutive law");
+    if (!in.AtEnd()) in.Fail(in.Where(), "unexpected text after the constitutive law");
+    return law;
 }
 
 std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,

@@ -61,12 +61,26 @@ void AppendMovLine(std::string& out, int label, const FrameState& s, Orientation
 OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings,
                            const Model& model)
     : settings_(settings), model_(model) {
-    for (const auto& e : model.elements()) has_jnt_ = has_jnt_ || e->HasReactionOutput();
     mov_ = Open(prefix + ".mov");
     out_ = Open(prefix + ".out");
     log_ = Open(prefix + ".log");
     csv_ = Open(prefix + ".csv");
-    if (has_jnt_) jnt_ = Open(prefix + ".jnt");
+    // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
+    // the order their first element appears; each element writes to its own.
+    for (const auto& e : model.elements()) {
+        if (!e->HasReactionOutput()) {
+            element_file_.push_back(-1);
+            continue;
+        }
+        const std::string ext = e->output_extension();
+        int k = 0;
+        while (k < static_cast<int>(element_ext_.size()) && element_ext_[k] != ext) ++k;
+        if (k == static_cast<int>(element_ext_.size())) {
+            element_ext_.push_back(ext);
+            element_out_.push_back(std::make_unique<std::ofstream>(Open(prefix + "." + ext)));
+        }
+        element_file_.push_back(k);
+    }
     out_ << "# Step Time TStep NIter ResErr SolErr SolConv Out\n";
     csv_ << "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations\n";
     out_.flush();
@@ -106,18 +120,18 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
         if (n.output) AppendMovLine(line_, n.label, n.Evaluate(states), n.orientation_output, p);
     mov_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     mov_.flush();
-    if (has_jnt_) {
+    if (!element_out_.empty()) {
         const auto& elems = model_.elements();
-        jnt_ << std::setprecision(p);
+        for (auto& os : element_out_) *os << std::setprecision(p);
         for (size_t e = 0; e < elems.size(); ++e) {
-            if (!elems[e]->HasReactionOutput()) continue;
+            if (element_file_[e] < 0) continue;
             node_ptrs_.clear();
             for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
             ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
                                model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
-            elems[e]->WriteReaction(jnt_, ctx);
+            elems[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
         }
-        jnt_.flush();
+        for (auto& os : element_out_) os->flush();
     }
     const Invariants inv = f.ComputeInvariants();
     csv_ << std::setprecision(12) << t << "," << inv.kinetic << "," << inv.potential << ","

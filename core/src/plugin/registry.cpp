@@ -60,6 +60,9 @@ void Registry::Add(ElementDescriptor d) {
 void Registry::Add(DriveDescriptor d) {
     AddChecked(drives_, std::move(d), current_library_, "drive");
 }
+void Registry::Add(ConstitutiveLawDescriptor d) {
+    AddChecked(laws_, std::move(d), current_library_, "constitutive law");
+}
 void Registry::Add(IntegratorDescriptor d) {
     AddChecked(integrators_, std::move(d), current_library_, "integrator");
 }
@@ -86,6 +89,9 @@ const ElementDescriptor* Registry::FindElement(const std::string& statement,
 }
 const DriveDescriptor* Registry::FindDrive(const std::string& name) const {
     return FindIn(drives_, name);
+}
+const ConstitutiveLawDescriptor* Registry::FindConstitutiveLaw(const std::string& name) const {
+    return FindIn(laws_, name);
 }
 const IntegratorDescriptor* Registry::FindIntegrator(const std::string& name) const {
     return FindIn(integrators_, name);

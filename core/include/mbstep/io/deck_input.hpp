@@ -14,6 +14,7 @@
 
 #include "mbstep/common.hpp"
 #include "mbstep/io/expression.hpp"
+#include "mbstep/model/constitutive_law.hpp"
 #include "mbstep/model/drive.hpp"
 #include "mbstep/model/model.hpp"
 #include "mbstep/model/node.hpp"
@@ -64,6 +65,14 @@ class DeckInput {
     /// A drive caller: a plain expression is a constant drive; otherwise a registered drive
     /// keyword with its arguments, or `reference, <label>` to a `drive caller:` definition.
     virtual DrivePtr GetDrive(std::string_view what) = 0;
+
+    /// A constitutive law of the given dimension (1, 3 or 6): a registered law keyword with its
+    /// arguments, or `reference, <label>` to a `constitutive law:` definition of that dimension.
+    virtual ConstitutiveLawPtr GetConstitutiveLaw(int dimension, std::string_view what) {
+        Fail(Where(), "expected " + std::string(what) + " (dimension " + std::to_string(dimension) +
+                          "): constitutive laws are not supported here");
+        return nullptr;
+    }
 
     /// Reads a label and returns the index (into the model's node list) of that structural
     /// node, failing if it is not defined.

@@ -32,6 +32,10 @@ Deck ReadDeckText(const std::string& text, const std::string& name, const Regist
 /// Builds a drive from a drive caller's text, e.g. "sine, 0., 2*pi, 1., forever, 0." (tests,
 /// CLI); throws DeckError located in "<drive>".
 DrivePtr ReadDrive(const std::string& drive_text, const Registry& registry);
+/// Reads one constitutive law of the given dimension from text such as
+/// "linear viscoelastic generic, diag, 1., 2., 3., proportional, 0.1" (tests, tools).
+ConstitutiveLawPtr ReadConstitutiveLaw(const std::string& law_text, int dimension,
+                                       const Registry& registry);
 
 /// Builds an integrator from a method statement's text, e.g. "ms3, 0.6" (for --method).
 std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const Registry& registry,

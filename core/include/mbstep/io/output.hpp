@@ -4,6 +4,7 @@
 //                 vector in radians, or the 9 entries of R row-wise)
 //   <prefix>.out  Step n time dt NIter ResErr SolErr SolConv Out
 //   <prefix>.jnt  joint reactions (elements that write them)
+//   <prefix>.act  beam section forces (and any other extension an element's output names)
 //   <prefix>.log  the model summary
 //   <prefix>.csv  time, kinetic, potential, total energy, momentum, angular momentum,
 //                 constraint violation, iterations
@@ -33,8 +34,12 @@ class OutputWriter {
     std::ofstream Open(const std::string& path);
     const RunSettings& settings_;
     const Model& model_;
-    std::ofstream mov_, out_, log_, csv_, jnt_;
-    bool has_jnt_{false};
+    std::ofstream mov_, out_, log_, csv_;
+    // Element output files (.jnt, .act, ...): their extensions, streams, and each element's
+    // file index (-1: it writes none).
+    std::vector<std::string> element_ext_;
+    std::vector<std::unique_ptr<std::ofstream>> element_out_;
+    std::vector<int> element_file_;
     std::vector<std::string> files_;
     std::string line_;                          // the .mov lines of a step, written at once
     std::vector<const FrameState*> node_ptrs_;  // an element's node states (.jnt)

@@ -12,6 +12,14 @@
 //                         d = (1 - (phi/2) cot(phi/2))/phi^2 = 1/phi^2 - (1 + cos phi)/(2 phi sin
 //                         phi)
 //   (4) log(R)          = the rotation vector of R, |theta| <= pi (LogSO3 of rotation.hpp)
+//   (5) d(T_exp(theta) a)/dtheta = b A - (b'/phi) (theta x a) theta^T
+//                                  - c (skew(theta x a) + Theta A) + (c'/phi) (theta x (theta x a))
+//                                  theta^T,
+//       A = skew(a), b' = db/dphi, c' = dc/dphi:
+//       b'/phi = (phi sin(phi) - 2 (1 - cos(phi)))/phi^4 = sum_k>=1 (-1)^k 2k phi^(2k-2)/(2k+2)!
+//       c'/phi = (1 - cos(phi))/phi^4 - 3 (phi - sin(phi))/phi^5
+//              = sum_k>=1 (-1)^k 2k phi^(2k-2)/(2k+3)!
+//       (the derivative of the curvature T_exp(theta) theta' of an interpolated rotation field)
 //
 // Below |phi| < kTaylorSwitch the coefficients are evaluated from their Taylor series
 //   b = 1/2 - phi^2/24 + phi^4/720 - phi^6/40320 + phi^8/3628800
@@ -26,6 +34,7 @@
 // ../shared/papers/lie-group-vs-classical-formulations.txt (R^3 x SO(3), UAC update).
 #pragma once
 
+#include <array>
 #include <cmath>
 
 #include "mbstep/common.hpp"
@@ -89,6 +98,53 @@ inline Mat3 TexpInverse(const Vec3& theta) {
     const double phi = theta.norm();
     const Mat3 T = Skew(theta);
     return Mat3::Identity() + 0.5 * T + CoefD(phi) * T * T;
+}
+
+/// Below this |theta| the derivative coefficients b'/phi, c'/phi of (5) use their series (the
+/// closed forms lose eps/phi^5 to cancellation: 7e-15 at the switch; the series' first omitted
+/// term there is below 1e-17).
+inline constexpr double kTaylorSwitchDerivative = 0.5;
+
+namespace detail {
+/// The series coefficients (-1)^k 2k/(2k+m)!, k = 1..8, of b'/phi (m = 2) and c'/phi (m = 3).
+constexpr std::array<double, 8> DerivativeSeries(int m) {
+    std::array<double, 8> c{};
+    for (int k = 1; k <= 8; ++k) {
+        double fact = 1.0;
+        for (int i = 2; i <= 2 * k + m; ++i) fact *= i;
+        c[k - 1] = (k % 2 ? -2.0 : 2.0) * k / fact;
+    }
+    return c;
+}
+inline constexpr std::array<double, 8> kBPrimeSeries = DerivativeSeries(2);
+inline constexpr std::array<double, 8> kCPrimeSeries = DerivativeSeries(3);
+inline double Horner(const std::array<double, 8>& c, double p2) {
+    double sum = c[7];
+    for (int k = 6; k >= 0; --k) sum = sum * p2 + c[k];
+    return sum;
+}
+}  // namespace detail
+
+/// b'(phi)/phi of (5).
+inline double CoefBPrimeOverPhi(double phi) {
+    const double p2 = phi * phi;
+    if (phi < kTaylorSwitchDerivative) return detail::Horner(detail::kBPrimeSeries, p2);
+    return (phi * std::sin(phi) - 2.0 * (1.0 - std::cos(phi))) / (p2 * p2);
+}
+/// c'(phi)/phi of (5).
+inline double CoefCPrimeOverPhi(double phi) {
+    const double p2 = phi * phi;
+    if (phi < kTaylorSwitchDerivative) return detail::Horner(detail::kCPrimeSeries, p2);
+    return (1.0 - std::cos(phi)) / (p2 * p2) - 3.0 * (phi - std::sin(phi)) / (p2 * p2 * phi);
+}
+/// (5): the derivative of T_exp(theta) a with respect to theta.
+inline Mat3 TexpDerivative(const Vec3& theta, const Vec3& a) {
+    const double phi = theta.norm();
+    const Vec3 ta = theta.cross(a);
+    const Vec3 tta = theta.cross(ta);
+    return CoefB(phi) * Skew(a) - CoefBPrimeOverPhi(phi) * ta * theta.transpose() -
+           CoefC(phi) * (Skew(ta) + Skew(theta) * Skew(a)) +
+           CoefCPrimeOverPhi(phi) * tta * theta.transpose();
 }
 
 /// One Newton–Schulz step towards the nearest orthonormal matrix, R (3 I - R^T R) / 2: removes

@@ -184,6 +184,10 @@ class Element {
     /// One line of reactions for the .jnt file (MBDyn layout); joints override.
     virtual void WriteReaction(std::ostream& /*os*/, const ElementContext& /*ctx*/) const {}
     virtual bool HasReactionOutput() const { return false; }
+    /// Extension of the file WriteReaction writes to: "jnt" (joints), "act" (beams), ...
+    virtual const char* output_extension() const { return "jnt"; }
+    /// One line describing the element in the .log (empty: the element is only counted).
+    virtual std::string LogDescription() const { return {}; }
 
     /// Called by the run loop (Run, simulation.cpp) with the converged state and multipliers:
     /// at the start with the initial multipliers (cgr's initial derivatives, the second-order

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/model/constitutive_law.hpp"
 #include "mbstep/model/drive.hpp"
 #include "mbstep/model/element.hpp"
 
@@ -20,7 +21,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 4;
+inline constexpr int kPluginAbi = 5;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
@@ -53,6 +54,20 @@ struct DriveDescriptor {
     std::string name;
     std::string description;
     std::function<DrivePtr(DeckInput&)> read;
+    std::string library;
+};
+
+/// A constitutive law keyword (model/constitutive_law.hpp), e.g. "linear viscoelastic generic".
+struct ConstitutiveLawDescriptor {
+    std::string name;
+    std::string description;
+    /// The dimensions it is defined for (1, 3, 6).
+    std::vector<int> dimensions;
+    /// Reads the law's arguments (after its keyword) for the given dimension.
+    std::function<ConstitutiveLawPtr(DeckInput&, int dimension)> read;
+    /// Argument lists (after the keyword) valid for each dimension, e.g. {1, "5.e3"}; the
+    /// registry-driven tests read and check each of them.
+    std::vector<std::pair<int, std::string>> test_arguments;
     std::string library;
 };
 
@@ -101,17 +116,20 @@ class Registry {
     /// Add* reject an empty or duplicate name, naming both libraries (throws RunError).
     void Add(ElementDescriptor d);
     void Add(DriveDescriptor d);
+    void Add(ConstitutiveLawDescriptor d);
     void Add(IntegratorDescriptor d);
     void Add(FormulationDescriptor d);
 
     const ElementDescriptor* FindElement(const std::string& statement,
                                          const std::string& name) const;
     const DriveDescriptor* FindDrive(const std::string& name) const;
+    const ConstitutiveLawDescriptor* FindConstitutiveLaw(const std::string& name) const;
     const IntegratorDescriptor* FindIntegrator(const std::string& name) const;
     const FormulationDescriptor* FindFormulation(const std::string& name) const;
 
     const std::vector<ElementDescriptor>& elements() const { return elements_; }
     const std::vector<DriveDescriptor>& drives() const { return drives_; }
+    const std::vector<ConstitutiveLawDescriptor>& constitutive_laws() const { return laws_; }
     const std::vector<IntegratorDescriptor>& integrators() const { return integrators_; }
     const std::vector<FormulationDescriptor>& formulations() const { return formulations_; }
 
@@ -124,6 +142,7 @@ class Registry {
   private:
     std::vector<ElementDescriptor> elements_;
     std::vector<DriveDescriptor> drives_;
+    std::vector<ConstitutiveLawDescriptor> laws_;
     std::vector<IntegratorDescriptor> integrators_;
     std::vector<FormulationDescriptor> formulations_;
     std::string current_library_;

@@ -1,0 +1,42 @@
+// mbstep — MBDyn's `driven:` element: another element that acts only while a drive is
+// non-zero [MBDyn input manual, "Driven Element"]:
+//   (1) f, K, C = those of the wrapped element if d(t) != 0, else 0
+// The wrapped element is evaluated in both cases (so that its declared Jacobian blocks, part
+// of its structure, do not depend on d) and its output zeroed when inactive. Elements with
+// multipliers (an inactive joint would need lambda = 0 rows, which the element contract cannot
+// express) and elements that attach inertia (constant in every formulation) are refused by
+// the deck reader.
+#pragma once
+
+#include <memory>
+
+#include "mbstep/model/drive.hpp"
+#include "mbstep/model/element.hpp"
+
+namespace mbstep {
+
+class DrivenElement final : public Element {
+  public:
+    DrivenElement(std::unique_ptr<Element> inner, DrivePtr drive);
+
+    bool active(double t) const { return drive_->Value(t) != 0.0; }
+    const Element& inner() const { return *inner_; }
+
+    bool HasContribution() const override { return inner_->HasContribution(); }
+    void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    double PotentialEnergy(const ElementContext& ctx) const override;
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override {
+        inner_->WriteReaction(os, ctx);
+    }
+    bool HasReactionOutput() const override { return inner_->HasReactionOutput(); }
+    const char* output_extension() const override { return inner_->output_extension(); }
+    std::string LogDescription() const override;
+    void AfterConvergence(const ElementContext& ctx) override { inner_->AfterConvergence(ctx); }
+    bool NeedsConvergedState() const override { return inner_->NeedsConvergedState(); }
+
+  private:
+    std::unique_ptr<Element> inner_;
+    DrivePtr drive_;
+};
+
+}  // namespace mbstep

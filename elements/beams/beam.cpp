@@ -1,0 +1,484 @@
+// mbstep — finite-volume beams (beam.hpp for the equations).
+#include "beam.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include "mbstep/io/deck_input.hpp"
+#include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
+
+namespace mbstep::beams {
+
+template <>
+std::array<double, 3> ShapeFunctions<3>(double xi) {
+    return {0.5 * xi * (xi - 1.0), 1.0 - xi * xi, 0.5 * xi * (xi + 1.0)};
+}
+template <>
+std::array<double, 3> ShapeDerivatives<3>(double xi) {
+    return {xi - 0.5, -2.0 * xi, xi + 0.5};
+}
+template <>
+std::array<double, 2> ShapeFunctions<2>(double xi) {
+    return {0.5 * (1.0 - xi), 0.5 * (1.0 + xi)};
+}
+template <>
+std::array<double, 2> ShapeDerivatives<2>(double /*xi*/) {
+    return {-0.5, 0.5};
+}
+
+namespace {
+
+// Evaluation points: beam3 at xi = -+1/sqrt(3) (Gauss weights 1), beam2 at xi = 0 (weight 2).
+template <int N>
+double PointAbscissa(int e) {
+    if constexpr (N == 3) return (e == 0 ? -1.0 : 1.0) / std::sqrt(3.0);
+    return 0.0;
+}
+
+}  // namespace
+
+template <int N>
+Beam<N>::Beam(int label, const std::array<BeamNodeInput, N>& nodes,
+              const std::array<FrameState, N>& initial, const std::array<Mat3, N - 1>& section,
+              const std::array<ConstitutiveLawPtr, N - 1>& laws)
+    : Element(label, N == 3 ? "beam3" : "beam2") {
+    set_statement(N == 3 ? "beam3" : "beam2");
+    const Mat3 L0 = section[0];  // every nodal triad equals it at t0, eq. (1)
+    for (int j = 0; j < N; ++j) {
+        nodes_.push_back(nodes[j].node);
+        offset_[j] = nodes[j].offset;
+        Gamma_[j] = initial[j].R.transpose() * L0;
+    }
+    for (int e = 0; e < kPoints; ++e) {
+        BeamPoint<N>& pt = points_[e];
+        const double xi = PointAbscissa<N>(e);
+        pt.Nv = ShapeFunctions<N>(xi);
+        pt.dNv = ShapeDerivatives<N>(xi);
+        pt.weight = N == 3 ? 1.0 : 2.0;
+        pt.left = e;
+        pt.right = e + 1;
+        Vec3 dp = Vec3::Zero();
+        for (int j = 0; j < N; ++j) dp += pt.dNv[j] * (initial[j].x + initial[j].R * offset_[j]);
+        pt.J = dp.norm();
+        pt.Delta = L0.transpose() * section[e];
+        pt.law = laws[e];
+        pt.linear = pt.law->IsLinear();
+        pt.viscous = pt.law->IsViscous();
+        if (pt.linear) {
+            pt.K = pt.law->Stiffness();
+            pt.C = pt.law->Damping();
+        }
+    }
+    // eps0, kap0: the strains of the initial configuration (stress-free reference).
+    std::array<const FrameState*, N> ptr;
+    for (int j = 0; j < N; ++j) ptr[j] = &initial[j];
+    ElementContext ctx;
+    ctx.node = ptr.data();
+    for (int e = 0; e < kPoints; ++e) {
+        const SectionState s = Section(ctx, e);
+        points_[e].eps0 = s.eps;
+        points_[e].kap0 = s.kap;
+    }
+}
+
+// eqs. (1)-(5)
+template <int N>
+SectionState Beam<N>::Section(const ElementContext& ctx, int e) const {
+    const BeamPoint<N>& pt = points_[e];
+    const FrameState& nr = *ctx.node[kRef];
+    const Mat3 Lr = nr.R * Gamma_[kRef];
+    Vec3 phi = Vec3::Zero(), dphi = Vec3::Zero(), l = Vec3::Zero(), p = Vec3::Zero();
+    Vec3 w = Vec3::Zero(), wp = Vec3::Zero(), ld = Vec3::Zero();
+    for (int j = 0; j < N; ++j) {
+        const FrameState& n = *ctx.node[j];
+        const Vec3 a = n.R * offset_[j];
+        const Vec3 y = n.x + a;
+        if (j != kRef) {
+            const Vec3 phij = LogSO3(Lr.transpose() * n.R * Gamma_[j]);
+            phi += pt.Nv[j] * phij;
+            dphi += pt.dNv[j] * phij;
+        }
+        l += pt.dNv[j] * y;
+        p += pt.Nv[j] * y;
+        w += pt.Nv[j] * n.w;
+        wp += pt.dNv[j] * n.w;
+        ld += pt.dNv[j] * (n.v + n.w.cross(a));
+    }
+    l /= pt.J;
+    wp /= pt.J;
+    ld /= pt.J;
+    SectionState s;
+    s.Rs = Lr * so3::Exp(phi) * pt.Delta;                                     // eq. (1)
+    s.eps = s.Rs.transpose() * l - pt.eps0;                                   // eq. (2)
+    s.kap = pt.Delta.transpose() * (so3::Texp(phi) * dphi) / pt.J - pt.kap0;  // eq. (3)
+    s.epsd = s.Rs.transpose() * (ld - w.cross(l));                            // eq. (4)
+    s.kapd = s.Rs.transpose() * wp;
+    Vec6 f;
+    if (pt.linear) {
+        Vec6 st, sd;
+        st << s.eps, s.kap;
+        f = pt.K * st;  // eq. (5)
+        if (pt.viscous) {
+            sd << s.epsd, s.kapd;
+            f += pt.C * sd;
+        }
+    } else {
+        ConstitutiveLaw::Vec st(6), sd(6), fl(6);
+        st << s.eps, s.kap;
+        sd << s.epsd, s.kapd;
+        pt.law->Evaluate(st, sd, fl, nullptr, nullptr);
+        f = fl;
+    }
+    s.Fs = f.head<3>();
+    s.Ms = f.tail<3>();
+    s.F = s.Rs * s.Fs;
+    s.M = s.Rs * s.Ms;
+    s.p = p;
+    return s;
+}
+
+template <int N>
+void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
+    constexpr int D = 6 * N;
+    using Mat3D = Eigen::Matrix<double, 3, D>;
+    using Mat6D = Eigen::Matrix<double, 6, D>;
+    const FrameState& nr = *ctx.node[kRef];
+    const Mat3 Lr = nr.R * Gamma_[kRef];
+    // Node data: arms, beam points, phi_j and H_j of eqs. (1), (7).
+    std::array<Vec3, N> a, y, phij;
+    std::array<Mat3, N> H;
+    for (int j = 0; j < N; ++j) {
+        const FrameState& n = *ctx.node[j];
+        a[j] = n.R * offset_[j];
+        y[j] = n.x + a[j];
+        if (j == kRef) {
+            phij[j].setZero();
+            continue;
+        }
+        const Mat3 Lj = n.R * Gamma_[j];
+        phij[j] = LogSO3(Lr.transpose() * Lj);
+        if (out.want_jacobian) H[j] = so3::TexpInverse(phij[j]) * Lj.transpose();
+    }
+    for (int e = 0; e < kPoints; ++e) {
+        const BeamPoint<N>& pt = points_[e];
+        const double iJ = 1.0 / pt.J;
+        Vec3 phi = Vec3::Zero(), dphi = Vec3::Zero(), l = Vec3::Zero(), p = Vec3::Zero();
+        Vec3 w = Vec3::Zero(), wp = Vec3::Zero(), ld = Vec3::Zero();
+        for (int j = 0; j < N; ++j) {
+            const FrameState& n = *ctx.node[j];
+            phi += pt.Nv[j] * phij[j];
+            dphi += pt.dNv[j] * phij[j];
+            l += pt.dNv[j] * y[j];
+            p += pt.Nv[j] * y[j];
+            w += pt.Nv[j] * n.w;
+            wp += pt.dNv[j] * n.w;
+            ld += pt.dNv[j] * (n.v + n.w.cross(a[j]));
+        }
+        l *= iJ;
+        wp *= iJ;
+        ld *= iJ;
+        const Mat3 Lam = Lr * so3::Exp(phi);
+        const Mat3 Rs = Lam * pt.Delta;  // eq. (1)
+        const Mat3 T = so3::Texp(phi);
+        Vec6 st, sd;
+        st << Rs.transpose() * l - pt.eps0, pt.Delta.transpose() * (T * dphi) * iJ - pt.kap0;
+        const Vec3 et = ld - w.cross(l);
+        sd << Rs.transpose() * et, Rs.transpose() * wp;  // eq. (4)
+        Vec6 f;
+        Mat6 De, Dv;
+        if (pt.linear) {
+            f = pt.K * st;  // eq. (5)
+            if (pt.viscous) f += pt.C * sd;
+            De = pt.K;
+            Dv = pt.C;
+        } else {
+            ConstitutiveLaw::Vec stl(6), sdl(6), fl(6);
+            ConstitutiveLaw::Mat Del(6, 6), Dvl(6, 6);
+            stl = st;
+            sdl = sd;
+            pt.law->Evaluate(stl, sdl, fl, &Del, &Dvl);
+            f = fl;
+            De = Del;
+            Dv = Dvl;
+        }
+        const bool viscous = pt.viscous || !pt.linear;
+        const Vec3 F = Rs * f.head<3>();
+        const Vec3 M = Rs * f.tail<3>();
+        // eq. (6)
+        const int ia = pt.left, ib = pt.right;
+        const Vec3 ra = p - ctx.node[ia]->x, rb = p - ctx.node[ib]->x;
+        out.f.template segment<3>(6 * ia) += F;
+        out.f.template segment<3>(6 * ia + 3) += M + ra.cross(F);
+        out.f.template segment<3>(6 * ib) -= F;
+        out.f.template segment<3>(6 * ib + 3) -= M + rb.cross(F);
+        if (!out.want_jacobian) continue;
+
+        // Variations as 3 x 6N maps of (dx_1, dtheta_1, ..., dx_N, dtheta_N).
+        Mat3D Ph = Mat3D::Zero(), Php = Mat3D::Zero(), Lq = Mat3D::Zero(), Pq = Mat3D::Zero();
+        for (int j = 0; j < N; ++j) {
+            const Mat3 Sa = Skew(a[j]);
+            Lq.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.dNv[j] * iJ);
+            Lq.template block<3, 3>(0, 6 * j + 3) = -pt.dNv[j] * iJ * Sa;  // dl of eq. (9)
+            Pq.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.Nv[j]);
+            Pq.template block<3, 3>(0, 6 * j + 3) = -pt.Nv[j] * Sa;  // dp of eq. (12)
+            if (j == kRef) continue;
+            // eq. (7)
+            Ph.template block<3, 3>(0, 6 * j + 3) += pt.Nv[j] * H[j];
+            Ph.template block<3, 3>(0, 6 * kRef + 3) -= pt.Nv[j] * H[j];
+            Php.template block<3, 3>(0, 6 * j + 3) += pt.dNv[j] * H[j];
+            Php.template block<3, 3>(0, 6 * kRef + 3) -= pt.dNv[j] * H[j];
+        }
+        Mat3D Th = (Lam * T) * Ph;  // eq. (8)
+        Th.template block<3, 3>(0, 6 * kRef + 3) += Mat3::Identity();
+        Mat6D B;
+        B.template topRows<3>() = Rs.transpose() * (Skew(l) * Th + Lq);  // eq. (9)
+        B.template bottomRows<3>() =
+            pt.Delta.transpose() * (T * Php + so3::TexpDerivative(phi, dphi) * Ph) * iJ;  // (10)
+        Mat6D dfq = De * B;
+        Mat6D dfv;
+        if (viscous) {
+            // eq. (11)
+            Mat3D Eq = Skew(et) * Th - Skew(w) * Lq;
+            Mat3D Ev = Mat3D::Zero(), Kv = Mat3D::Zero();
+            const Mat3 Sl = Skew(l);
+            for (int j = 0; j < N; ++j) {
+                const FrameState& n = *ctx.node[j];
+                const Mat3 Sa = Skew(a[j]);
+                Eq.template block<3, 3>(0, 6 * j + 3) -= pt.dNv[j] * iJ * Skew(n.w) * Sa;
+                Ev.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.dNv[j] * iJ);
+                Ev.template block<3, 3>(0, 6 * j + 3) = -pt.dNv[j] * iJ * Sa + pt.Nv[j] * Sl;
+                Kv.template block<3, 3>(0, 6 * j + 3).diagonal().setConstant(pt.dNv[j] * iJ);
+            }
+            Mat6D Bq, Bv;
+            Bq.template topRows<3>() = Rs.transpose() * Eq;
+            Bq.template bottomRows<3>() = Rs.transpose() * (Skew(wp) * Th);
+            Bv.template topRows<3>() = Rs.transpose() * Ev;
+            Bv.template bottomRows<3>() = Rs.transpose() * Kv;
+            dfq.noalias() += Dv * Bq;
+            dfv.noalias() = Dv * Bv;
+        }
+        // eq. (12)
+        const Mat3D GF = -Skew(F) * Th + Rs * dfq.template topRows<3>();
+        const Mat3D GM = -Skew(M) * Th + Rs * dfq.template bottomRows<3>();
+        const Mat3 SF = Skew(F);
+        const Mat3D SFPq = SF * Pq;
+        for (int side = 0; side < 2; ++side) {
+            const int i = side == 0 ? ia : ib;
+            const double sign = side == 0 ? 1.0 : -1.0;  // K = -df/dq
+            const Vec3& r = side == 0 ? ra : rb;
+            Mat3D dM = GM + Skew(r) * GF - SFPq;
+            dM.template block<3, 3>(0, 6 * i) += SF;
+            out.K.template block<3, D>(6 * i, 0) -= sign * GF;
+            out.K.template block<3, D>(6 * i + 3, 0) -= sign * dM;
+            if (!viscous) continue;
+            const Mat3D GFv = Rs * dfv.template topRows<3>();
+            const Mat3D GMv = Rs * dfv.template bottomRows<3>();
+            out.C.template block<3, D>(6 * i, 0) -= sign * GFv;
+            out.C.template block<3, D>(6 * i + 3, 0) -= sign * (GMv + Skew(r) * GFv);
+        }
+    }
+}
+
+template <int N>
+double Beam<N>::PotentialEnergy(const ElementContext& ctx) const {
+    double energy = 0.0;
+    for (int e = 0; e < kPoints; ++e) {
+        const SectionState s = Section(ctx, e);
+        ConstitutiveLaw::Vec st(6);
+        st << s.eps, s.kap;
+        energy += points_[e].weight * points_[e].J * points_[e].law->Energy(st);
+    }
+    return energy;
+}
+
+template <int N>
+void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    os << label();
+    for (int e = 0; e < kPoints; ++e) {
+        const SectionState s = Section(ctx, e);
+        for (int i = 0; i < 3; ++i) os << ' ' << s.Fs[i];
+        for (int i = 0; i < 3; ++i) os << ' ' << s.Ms[i];
+    }
+    os << '\n';
+}
+
+template <int N>
+std::string Beam<N>::LogDescription() const {
+    std::ostringstream os;
+    double length = 0.0;
+    for (const BeamPoint<N>& pt : points_) length += pt.weight * pt.J;
+    os << type() << ' ' << label() << ": reference length " << length;
+    for (int e = 0; e < kPoints; ++e)
+        os << "; point " << (e == 0 ? "I" : "II") << ": " << points_[e].law->Describe();
+    return os.str();
+}
+
+template class Beam<2>;
+template class Beam<3>;
+
+// ---------------------------------------------------------------------------------------------
+// Input
+
+namespace {
+
+struct NodeRead {
+    BeamNodeInput input;
+    SourceLocation where;
+};
+
+NodeRead ReadNode(DeckInput& in) {
+    NodeRead r;
+    r.where = in.Where();
+    r.input.node = in.GetNode("beam node label");
+    const FrameState& rf = in.node(r.input.node).initial;
+    in.IsKeyword("position");
+    const SourceLocation at = in.Where();
+    r.input.offset = in.GetPosition(rf, "beam node offset");
+    if (!r.input.offset.allFinite()) in.Fail(at, "beam node offset is not finite");
+    if (in.IsKeyword("orientation")) {
+        const SourceLocation at_o = in.Where();
+        r.input.relative = in.GetOrientation(rf, "beam node relative orientation");
+        const Mat3& R = r.input.relative;
+        if (!R.allFinite() || (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() > 1e-6 ||
+            R.determinant() < 0.0)
+            in.Fail(at_o, "relative orientation is not an orthonormal rotation matrix");
+    }
+    return r;
+}
+
+Mat3 ReadSectionOrientation(DeckInput& in, const char* what) {
+    const SourceLocation at = in.Where();
+    const Mat3 R = in.GetOrientation(FrameState{}, what);
+    if (!R.allFinite() || (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() > 1e-6 ||
+        R.determinant() < 0.0)
+        in.Fail(at, std::string(what) + " is not an orthonormal rotation matrix");
+    return R;
+}
+
+// `from nodes`: the nodes' orientations (times their relative orientations) interpolated at
+// xi by eq. (1).
+template <int N>
+Mat3 FromNodes(DeckInput& in, const std::array<NodeRead, N>& nodes, double xi) {
+    constexpr int r = N == 3 ? 1 : 0;
+    const std::array<double, N> Nv = ShapeFunctions<N>(xi);
+    std::array<Mat3, N> L;
+    for (int j = 0; j < N; ++j)
+        L[j] = in.node(nodes[j].input.node).initial.R * nodes[j].input.relative;
+    Vec3 phi = Vec3::Zero();
+    for (int j = 0; j < N; ++j)
+        if (j != r) phi += Nv[j] * LogSO3(L[r].transpose() * L[j]);
+    return L[r] * so3::Exp(phi);
+}
+
+// The section stiffness of a linear law must be positive definite (a beam without stiffness in
+// some direction has a singular Jacobian).
+void CheckLaw(DeckInput& in, const SourceLocation& at, const ConstitutiveLaw& law) {
+    if (!law.IsLinear()) return;
+    const ConstitutiveLaw::Mat K = law.Stiffness();
+    const Mat6 S = 0.5 * (K + K.transpose());
+    const double lo =
+        Eigen::SelfAdjointEigenSolver<Mat6>(S, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
+    if (!(lo > 0.0)) {
+        std::ostringstream os;
+        os << "the beam section stiffness is not positive definite (smallest eigenvalue of its "
+              "symmetric part "
+           << lo << ")";
+        in.Fail(at, os.str());
+    }
+}
+
+void ReadOptions(DeckInput& in) {
+    while (in.HasArg()) {
+        const SourceLocation at = in.Where();
+        if (in.IsKeyword("custom output")) {
+            // flags until the end of the statement (MBDyn writes them to NetCDF only)
+            while (in.HasArg())
+                in.GetKeyword(
+                    "custom output flag",
+                    {"position", "orientation", "configuration", "force", "moment", "forces",
+                     "linear strain", "angular strain", "strains", "linear strain rate",
+                     "angular strain rate", "strain rates", "all", "none"});
+            in.Warn(at,
+                    "beam 'custom output' ignored: MBDyn writes it to NetCDF only, and the "
+                    ".act file has the section forces");
+        } else if (in.IsKeyword("piezoelectric actuator") || in.IsKeyword("piezoelectric beam")) {
+            in.Fail(at, "piezoelectric beams are not supported");
+        } else {
+            in.Fail(at, "unexpected argument in beam; accepted: custom output");
+        }
+    }
+}
+
+template <int N>
+std::unique_ptr<Element> ReadBeam(ElementReadArgs& args) {
+    DeckInput& in = args.in;
+    const SourceLocation where = in.Where();
+    std::array<NodeRead, N> nodes;
+    for (int j = 0; j < N; ++j) nodes[j] = ReadNode(in);
+    std::array<FrameState, N> initial;
+    for (int j = 0; j < N; ++j) initial[j] = in.node(nodes[j].input.node).initial;
+    // Coincident beam points: the beam has no length.
+    double scale = 0.0;
+    std::array<Vec3, N> y;
+    for (int j = 0; j < N; ++j) {
+        y[j] = initial[j].x + initial[j].R * nodes[j].input.offset;
+        scale = std::max(scale, y[j].norm());
+    }
+    for (int j = 1; j < N; ++j)
+        for (int k = 0; k < j; ++k)
+            if ((y[j] - y[k]).norm() <= 1e-12 * std::max(1.0, scale))
+                in.Fail(nodes[j].where, "beam points of nodes " +
+                                            std::to_string(in.node(nodes[k].input.node).label) +
+                                            " and " +
+                                            std::to_string(in.node(nodes[j].input.node).label) +
+                                            " coincide: the beam has zero length there");
+
+    std::array<Mat3, N - 1> section;
+    std::array<ConstitutiveLawPtr, N - 1> laws;
+    bool from_nodes = false;
+    for (int e = 0; e < N - 1; ++e) {
+        const double xi = N == 3 ? (e == 0 ? -1.0 : 1.0) / std::sqrt(3.0) : 0.0;
+        const SourceLocation at_o = in.Where();
+        if (e > 0 && in.IsKeyword("same")) {
+            section[e] = from_nodes ? FromNodes<N>(in, nodes, xi) : section[0];
+        } else if (in.IsKeyword("same")) {
+            in.Fail(at_o, "'same' is not valid for the first evaluation point");
+        } else if (in.IsKeyword("from nodes")) {
+            from_nodes = true;
+            section[e] = FromNodes<N>(in, nodes, xi);
+        } else {
+            section[e] = ReadSectionOrientation(
+                in, e == 0 ? "section orientation of point I" : "section orientation of point II");
+        }
+        const SourceLocation at_l = in.Where();
+        if (e > 0 && in.IsKeyword("same")) {
+            laws[e] = laws[0];
+        } else if (in.IsKeyword("same")) {
+            in.Fail(at_l, "'same' is not valid for the first evaluation point");
+        } else {
+            laws[e] = in.GetConstitutiveLaw(
+                6, e == 0 ? "beam section law of point I" : "beam section law of point II");
+            CheckLaw(in, at_l, *laws[e]);
+        }
+    }
+    ReadOptions(in);
+    std::array<BeamNodeInput, N> inputs;
+    for (int j = 0; j < N; ++j) inputs[j] = nodes[j].input;
+    auto b = std::make_unique<Beam<N>>(args.label, inputs, initial, section, laws);
+    for (int e = 0; e < N - 1; ++e)
+        if (!(b->point(e).J > 1e-12 * std::max(1.0, scale)))
+            in.Fail(where, "the beam has zero length at its evaluation point " +
+                               std::string(e == 0 ? "I" : "II"));
+    b->set_where(where);
+    return b;
+}
+
+}  // namespace
+
+std::unique_ptr<Element> ReadBeam3(ElementReadArgs& args) { return ReadBeam<3>(args); }
+std::unique_ptr<Element> ReadBeam2(ElementReadArgs& args) { return ReadBeam<2>(args); }
+
+}  // namespace mbstep::beams
