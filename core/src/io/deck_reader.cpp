@@ -449,8 +449,11 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                                              "taucs", "watson", "pastix", "qr", "spqr", "sparselu",
                                              "harwell", "meschach", "schur"});
         s.linear_solver_requested = name;
+        // MBDyn's `naive` is a sparse LU with an optional column ordering (its own, not a dense
+        // one): it maps to `auto` (the dense LU up to kDenseMaxUnknowns unknowns, above it the
+        // sparse paths), which honours `colamd`/`mmdata` on its KLU path.
         const bool ours = name == "klu" || name == "sparselu" || name == "naive" || name == "schur";
-        s.linear_solver = ours ? name : "klu";
+        s.linear_solver = !ours ? "klu" : name == "naive" ? "auto" : name;
         if (!ours) in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
         // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
         // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
@@ -502,7 +505,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             }
         }
         if (s.linear_solver != "klu" && s.linear_solver != "auto" &&
-            s.linear_solver_ordering != "auto")
+            s.linear_solver_ordering != "auto" && name != "naive")
             in_.Warn(at, "the ordering applies to klu only");
     } else if (Is(key, "output")) {
         do {
