@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
 
@@ -296,13 +297,17 @@ double Beam<N>::PotentialEnergy(const ElementContext& ctx) const {
 
 template <int N>
 void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    os << label();
+    const int p = static_cast<int>(os.precision());
+    thread_local std::string line;  // no allocation per line after the first
+    line.clear();
+    AppendNumber(line, label());
     for (int e = 0; e < kPoints; ++e) {
         const SectionState s = Section(ctx, e);
-        for (int i = 0; i < 3; ++i) os << ' ' << s.Fs[i];
-        for (int i = 0; i < 3; ++i) os << ' ' << s.Ms[i];
+        AppendVector3(line, s.Fs, p);
+        AppendVector3(line, s.Ms, p);
     }
-    os << '\n';
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
 template <int N>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::springs {
@@ -16,10 +17,13 @@ namespace {
 // One .jnt line: label, F and M in frame Rf (3 + 3), F and M global (3 + 3).
 void WriteLine(std::ostream& os, int label, const Mat3& Rf, const Vec3& F, const Vec3& M) {
     const Vec3 Fl = Rf.transpose() * F, Ml = Rf.transpose() * M;
-    os << label;
-    for (const Vec3* v : {&Fl, &Ml, &F, &M})
-        for (int i = 0; i < 3; ++i) os << ' ' << (*v)[i];
-    os << '\n';
+    const int p = static_cast<int>(os.precision());
+    thread_local std::string line;  // no allocation per line after the first
+    line.clear();
+    AppendNumber(line, label);
+    for (const Vec3* v : {&Fl, &Ml, &F, &M}) AppendVector3(line, *v, p);
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
 // An orthonormal frame whose first column is the unit vector n.

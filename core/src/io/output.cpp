@@ -102,11 +102,25 @@ void OutputWriter::WriteLog(const std::string& text) {
 void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
                              const Formulation& f) {
     const int p = settings_.output_precision;
-    out_ << std::setprecision(p) << "Step " << step << " " << t << " " << dt << " "
-         << stats.iterations << " " << stats.residual << " " << stats.solution << " "
-         << (settings_.solver.solution_tolerance > 0 &&
-             stats.solution <= settings_.solver.solution_tolerance)
-         << " " << output << "\n";
+    line_.clear();
+    line_ += "Step ";
+    AppendNumber(line_, static_cast<long>(step));
+    line_.push_back(' ');
+    AppendNumber(line_, t, p);
+    line_.push_back(' ');
+    AppendNumber(line_, dt, p);
+    line_.push_back(' ');
+    AppendNumber(line_, static_cast<long>(stats.iterations));
+    line_.push_back(' ');
+    AppendNumber(line_, stats.residual, p);
+    line_.push_back(' ');
+    AppendNumber(line_, stats.solution, p);
+    line_ += settings_.solver.solution_tolerance > 0 &&
+                     stats.solution <= settings_.solver.solution_tolerance
+                 ? " 1 "
+                 : " 0 ";
+    line_ += output ? "1\n" : "0\n";
+    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     out_.flush();
     if (!output) return;
     const auto& states = f.node_states();
@@ -134,11 +148,17 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
         for (auto& os : element_out_) os->flush();
     }
     const Invariants inv = f.ComputeInvariants();
-    csv_ << std::setprecision(12) << t << "," << inv.kinetic << "," << inv.potential << ","
-         << inv.kinetic + inv.potential << "," << inv.momentum.x() << "," << inv.momentum.y() << ","
-         << inv.momentum.z() << "," << inv.angular_momentum.x() << "," << inv.angular_momentum.y()
-         << "," << inv.angular_momentum.z() << "," << inv.constraint_violation << ","
-         << stats.iterations << "\n";
+    line_.clear();
+    for (double v :
+         {t, inv.kinetic, inv.potential, inv.kinetic + inv.potential, inv.momentum.x(),
+          inv.momentum.y(), inv.momentum.z(), inv.angular_momentum.x(), inv.angular_momentum.y(),
+          inv.angular_momentum.z(), inv.constraint_violation}) {
+        AppendNumber(line_, v, 12);
+        line_.push_back(',');
+    }
+    AppendNumber(line_, static_cast<long>(stats.iterations));
+    line_.push_back('\n');
+    csv_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     csv_.flush();
 }
 
