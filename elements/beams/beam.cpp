@@ -143,18 +143,17 @@ SectionState Beam<N>::Section(const ElementContext& ctx, int e) const {
 
 template <int N>
 void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
-    constexpr int D = 6 * N;
-    using Mat3D = Eigen::Matrix<double, 3, D>;
-    using Mat6D = Eigen::Matrix<double, 6, D>;
+    using Mat63 = Eigen::Matrix<double, 6, 3>;
     const FrameState& nr = *ctx.node[kRef];
     const Mat3 Lr = nr.R * Gamma_[kRef];
     // Node data: arms, beam points, phi_j and H_j of eqs. (1), (7).
     std::array<Vec3, N> a, y, phij;
-    std::array<Mat3, N> H;
+    std::array<Mat3, N> H, Sa;
     for (int j = 0; j < N; ++j) {
         const FrameState& n = *ctx.node[j];
         a[j] = n.R * offset_[j];
         y[j] = n.x + a[j];
+        if (out.want_jacobian) Sa[j] = Skew(a[j]);
         if (j == kRef) {
             phij[j].setZero();
             continue;
@@ -193,8 +192,6 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
         if (pt.linear) {
             f = pt.K * st;  // eq. (5)
             if (pt.viscous) f += pt.C * sd;
-            De = pt.K;
-            Dv = pt.C;
         } else {
             ConstitutiveLaw::Vec stl(6), sdl(6), fl(6);
             ConstitutiveLaw::Mat Del(6, 6), Dvl(6, 6);
@@ -205,6 +202,8 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
             De = Del;
             Dv = Dvl;
         }
+        const Mat6& DE = pt.linear ? pt.K : De;
+        const Mat6& DV = pt.linear ? pt.C : Dv;
         const bool viscous = pt.viscous || !pt.linear;
         const Vec3 F = Rs * f.head<3>();
         const Vec3 M = Rs * f.tail<3>();
@@ -217,68 +216,81 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
         out.f.template segment<3>(6 * ib + 3) -= M + rb.cross(F);
         if (!out.want_jacobian) continue;
 
-        // Variations as 3 x 6N maps of (dx_1, dtheta_1, ..., dx_N, dtheta_N).
-        Mat3D Ph = Mat3D::Zero(), Php = Mat3D::Zero(), Lq = Mat3D::Zero(), Pq = Mat3D::Zero();
+        // Jacobian node by node: 3x3 blocks of the variations of eqs. (7)-(12) with respect to
+        // node j's dx_j (x) and dtheta_j (t).
+        const Mat3 W = Lam * T;                         // eq. (8)
+        const Mat3 D = so3::TexpDerivative(phi, dphi);  // eq. (10)
+        const Mat3 RsT = Rs.transpose();
+        const Mat3 DeltaT = pt.Delta.transpose();
+        const Mat3 Sl = Skew(l), SF = Skew(F), SM = Skew(M);
+        const Mat3 Sra = Skew(ra), Srb = Skew(rb);
+        std::array<Mat3, N> Th, Ph, Php;  // dtheta_s, dphi, dphi' by dtheta_j
+        Th[kRef] = Mat3::Identity();
+        Ph[kRef].setZero();
+        Php[kRef].setZero();
         for (int j = 0; j < N; ++j) {
-            const Mat3 Sa = Skew(a[j]);
-            Lq.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.dNv[j] * iJ);
-            Lq.template block<3, 3>(0, 6 * j + 3) = -pt.dNv[j] * iJ * Sa;  // dl of eq. (9)
-            Pq.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.Nv[j]);
-            Pq.template block<3, 3>(0, 6 * j + 3) = -pt.Nv[j] * Sa;  // dp of eq. (12)
             if (j == kRef) continue;
-            // eq. (7)
-            Ph.template block<3, 3>(0, 6 * j + 3) += pt.Nv[j] * H[j];
-            Ph.template block<3, 3>(0, 6 * kRef + 3) -= pt.Nv[j] * H[j];
-            Php.template block<3, 3>(0, 6 * j + 3) += pt.dNv[j] * H[j];
-            Php.template block<3, 3>(0, 6 * kRef + 3) -= pt.dNv[j] * H[j];
+            Ph[j] = pt.Nv[j] * H[j];  // eq. (7)
+            Php[j] = pt.dNv[j] * H[j];
+            Th[j] = W * Ph[j];
+            Ph[kRef] -= Ph[j];
+            Php[kRef] -= Php[j];
+            Th[kRef] -= Th[j];
         }
-        Mat3D Th = (Lam * T) * Ph;  // eq. (8)
-        Th.template block<3, 3>(0, 6 * kRef + 3) += Mat3::Identity();
-        Mat6D B;
-        B.template topRows<3>() = Rs.transpose() * (Skew(l) * Th + Lq);  // eq. (9)
-        B.template bottomRows<3>() =
-            pt.Delta.transpose() * (T * Php + so3::TexpDerivative(phi, dphi) * Ph) * iJ;  // (10)
-        Mat6D dfq = De * B;
-        Mat6D dfv;
-        if (viscous) {
-            // eq. (11)
-            Mat3D Eq = Skew(et) * Th - Skew(w) * Lq;
-            Mat3D Ev = Mat3D::Zero(), Kv = Mat3D::Zero();
-            const Mat3 Sl = Skew(l);
-            for (int j = 0; j < N; ++j) {
-                const FrameState& n = *ctx.node[j];
-                const Mat3 Sa = Skew(a[j]);
-                Eq.template block<3, 3>(0, 6 * j + 3) -= pt.dNv[j] * iJ * Skew(n.w) * Sa;
-                Ev.template block<3, 3>(0, 6 * j).diagonal().setConstant(pt.dNv[j] * iJ);
-                Ev.template block<3, 3>(0, 6 * j + 3) = -pt.dNv[j] * iJ * Sa + pt.Nv[j] * Sl;
-                Kv.template block<3, 3>(0, 6 * j + 3).diagonal().setConstant(pt.dNv[j] * iJ);
+        const Mat3 SEt = Skew(et), Sw = Skew(w), Swp = Skew(wp);
+        for (int j = 0; j < N; ++j) {
+            const double c = pt.dNv[j] * iJ;
+            // eqs. (9), (10): strain by dx_j (top rows only) and by dtheta_j
+            Mat63 Bt;
+            Bt.template topRows<3>() = RsT * (Sl * Th[j] - c * Sa[j]);
+            Bt.template bottomRows<3>() = DeltaT * (T * Php[j] + D * Ph[j]) * iJ;
+            Mat63 dfx = (DE.template leftCols<3>() * RsT) * c;
+            Mat63 dft = DE * Bt;
+            Mat63 dvx, dvt;  // viscous: d(f)/dv_j, d(f)/dw_j
+            if (viscous) {
+                // eq. (11)
+                Mat63 Bqt, Bqx, Bvx, Bvt;
+                Bqt.template topRows<3>() =
+                    RsT * (SEt * Th[j] - c * Skew(ctx.node[j]->w) * Sa[j] + Sw * (c * Sa[j]));
+                Bqt.template bottomRows<3>() = RsT * (Swp * Th[j]);
+                Bqx.template topRows<3>() = -c * (RsT * Sw);
+                Bqx.template bottomRows<3>().setZero();
+                dft.noalias() += DV * Bqt;
+                dfx.noalias() += DV * Bqx;
+                Bvx.template topRows<3>() = c * RsT;
+                Bvx.template bottomRows<3>().setZero();
+                Bvt.template topRows<3>() = RsT * (pt.Nv[j] * Sl - c * Sa[j]);
+                Bvt.template bottomRows<3>() = c * RsT;
+                dvx.noalias() = DV * Bvx;
+                dvt.noalias() = DV * Bvt;
             }
-            Mat6D Bq, Bv;
-            Bq.template topRows<3>() = Rs.transpose() * Eq;
-            Bq.template bottomRows<3>() = Rs.transpose() * (Skew(wp) * Th);
-            Bv.template topRows<3>() = Rs.transpose() * Ev;
-            Bv.template bottomRows<3>() = Rs.transpose() * Kv;
-            dfq.noalias() += Dv * Bq;
-            dfv.noalias() = Dv * Bv;
-        }
-        // eq. (12)
-        const Mat3D GF = -Skew(F) * Th + Rs * dfq.template topRows<3>();
-        const Mat3D GM = -Skew(M) * Th + Rs * dfq.template bottomRows<3>();
-        const Mat3 SF = Skew(F);
-        const Mat3D SFPq = SF * Pq;
-        for (int side = 0; side < 2; ++side) {
-            const int i = side == 0 ? ia : ib;
-            const double sign = side == 0 ? 1.0 : -1.0;  // K = -df/dq
-            const Vec3& r = side == 0 ? ra : rb;
-            Mat3D dM = GM + Skew(r) * GF - SFPq;
-            dM.template block<3, 3>(0, 6 * i) += SF;
-            out.K.template block<3, D>(6 * i, 0) -= sign * GF;
-            out.K.template block<3, D>(6 * i + 3, 0) -= sign * dM;
-            if (!viscous) continue;
-            const Mat3D GFv = Rs * dfv.template topRows<3>();
-            const Mat3D GMv = Rs * dfv.template bottomRows<3>();
-            out.C.template block<3, D>(6 * i, 0) -= sign * GFv;
-            out.C.template block<3, D>(6 * i + 3, 0) -= sign * (GMv + Skew(r) * GFv);
+            // eq. (12)
+            const Mat3 GFx = Rs * dfx.template topRows<3>();
+            const Mat3 GMx = Rs * dfx.template bottomRows<3>();
+            const Mat3 GFt = -SF * Th[j] + Rs * dft.template topRows<3>();
+            const Mat3 GMt = -SM * Th[j] + Rs * dft.template bottomRows<3>();
+            const Mat3 SFPx = pt.Nv[j] * SF, SFPt = -pt.Nv[j] * (SF * Sa[j]);
+            for (int side = 0; side < 2; ++side) {
+                const int i = side == 0 ? ia : ib;
+                const double sign = side == 0 ? 1.0 : -1.0;  // K = -df/dq
+                const Mat3& Sr = side == 0 ? Sra : Srb;
+                Mat3 dMx = GMx + Sr * GFx - SFPx;
+                if (i == j) dMx += SF;
+                const Mat3 dMt = GMt + Sr * GFt - SFPt;
+                out.K.template block<3, 3>(6 * i, 6 * j) -= sign * GFx;
+                out.K.template block<3, 3>(6 * i, 6 * j + 3) -= sign * GFt;
+                out.K.template block<3, 3>(6 * i + 3, 6 * j) -= sign * dMx;
+                out.K.template block<3, 3>(6 * i + 3, 6 * j + 3) -= sign * dMt;
+                if (!viscous) continue;
+                const Mat3 GFvx = Rs * dvx.template topRows<3>();
+                const Mat3 GMvx = Rs * dvx.template bottomRows<3>();
+                const Mat3 GFvt = Rs * dvt.template topRows<3>();
+                const Mat3 GMvt = Rs * dvt.template bottomRows<3>();
+                out.C.template block<3, 3>(6 * i, 6 * j) -= sign * GFvx;
+                out.C.template block<3, 3>(6 * i, 6 * j + 3) -= sign * GFvt;
+                out.C.template block<3, 3>(6 * i + 3, 6 * j) -= sign * (GMvx + Sr * GFvx);
+                out.C.template block<3, 3>(6 * i + 3, 6 * j + 3) -= sign * (GMvt + Sr * GFvt);
+            }
         }
     }
 }
