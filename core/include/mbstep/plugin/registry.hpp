@@ -20,7 +20,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 4;
+inline constexpr int kPluginAbi = 5;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
@@ -92,6 +92,9 @@ struct FormulationDescriptor {
     std::string name;
     std::string description;
     ProblemInterface provides{ProblemInterface::kFirstOrderDae};
+    /// True if the formulation honours Model::static_model() (MBDyn's `model: static;`); the
+    /// run loop refuses a static model on any other before building it.
+    bool solves_static_model{false};
     std::function<std::unique_ptr<Formulation>(const Model&)> make;
     std::string library;
 };
