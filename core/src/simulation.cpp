@@ -67,8 +67,9 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     const Model& m = deck.model;
     std::map<std::string, int> counts;
     for (const auto& e : m.elements()) counts[e->statement() + " " + e->type()]++;
-    int dynamic = 0;
-    for (const auto& n : m.nodes()) dynamic += n.kind == NodeKind::kDynamic;
+    int declared_dynamic = 0;
+    for (const auto& n : m.nodes()) declared_dynamic += n.kind == NodeKind::kDynamic;
+    const int dynamic = m.static_model() ? 0 : declared_dynamic;
     const int unknowns = f.first_order()    ? static_cast<int>(f.first_order()->pattern().rows())
                          : f.second_order() ? f.second_order()->num_velocities() +
                                                   f.second_order()->num_constraints()
@@ -76,6 +77,9 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     os << "mbstep model summary\n"
        << "deck: " << deck.path << "\n"
        << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
+    if (m.static_model())
+        os << "model: static (every structural node static, " << declared_dynamic
+           << " declared dynamic; zero velocities; time is the load parameter)\n";
     for (const auto& [k, v] : counts) os << "element " << k << ": " << v << "\n";
     for (const auto& e : m.elements()) {
         const std::string d = e->LogDescription();
@@ -205,6 +209,16 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
                 accepted += (accepted.empty() ? "" : ", ") + d.name;
         throw RunError("method '" + deck.method_name + "' cannot run on formulation '" + fname +
                        "' (it needs another equation form); accepted formulations: " +
+                       (accepted.empty() ? std::string("none loaded") : accepted));
+    }
+    if (deck.model.static_model() && !fdesc->solves_static_model) {
+        std::string accepted;
+        for (const auto& d : registry.formulations())
+            if (d.solves_static_model) accepted += (accepted.empty() ? "" : ", ") + d.name;
+        throw RunError("method '" + deck.method_name + "' on formulation '" + fname +
+                       "' cannot solve a static model (control data `model: static;`): the "
+                       "static solution needs the `cgr` formulation and a first-order method "
+                       "(e.g. ms, implicit euler, Bathe); formulations that solve it: " +
                        (accepted.empty() ? std::string("none loaded") : accepted));
     }
     std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);

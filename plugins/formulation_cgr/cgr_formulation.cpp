@@ -82,7 +82,8 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
     : model_(model),
       rereference_at_prediction_(rereference_at_prediction),
       eliminate_(momenta != Momenta::kUnknowns),
-      scale_rows_(momenta == Momenta::kEliminated) {
+      scale_rows_(momenta == Momenta::kEliminated),
+      static_(model.static_model()) {
     const auto& mnodes = model.nodes();
     const int nn = static_cast<int>(mnodes.size());
     nodes_.resize(nn);
@@ -118,7 +119,8 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         NodeData& nd = nodes_[i];
         nd.offset = off;
         nd.row = row;
-        nd.dynamic = mnodes[i].kind == NodeKind::kDynamic;
+        // A static model treats every node as static (eq. (6)).
+        nd.dynamic = !static_ && mnodes[i].kind == NodeKind::kDynamic;
         nd.weighted = nd.dynamic && providers[i] > 0 && weights[i] == providers[i];
         nd.inertia = inertia[i];
         nd.inertia_diagonal = inertia[i].J.isDiagonal(0.0);
@@ -152,8 +154,18 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
             elements_[e].scaled[a] = RowFactor(na, 2.0) != 1.0;
         }
         for (int j = 0; j < m; ++j)
-            if (elems[e]->row_level(j) == ConstraintLevel::kVelocity)
+            if (elems[e]->row_level(j) == ConstraintLevel::kVelocity) {
+                // A static model has no velocities to prescribe (eq. (6)).
+                if (static_) {
+                    const SourceLocation& w = elems[e]->where();
+                    throw RunError(DescribeConstraintRow(*elems[e], j) +
+                                   (w.line > 0 ? " (" + w.ToString() + ")" : std::string()) +
+                                   " is a velocity-level constraint, which a static model "
+                                   "(control data `model: static;`) cannot have: its node "
+                                   "velocities are zero");
+                }
                 elements_[e].velocity_rows |= 1u << j;
+            }
         if (m > 0) {
             elements_[e].mult_offset = off;
             elements_[e].mult_row = row;
@@ -184,7 +196,8 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         for (int& k : c) k = active_elements_[k];
     BuildTiles();
 
-    // Initial state: g = 0 relative to R0, g' = w0 with w_ref = 0 (so w = G(0) g' = w0).
+    // Initial state: g = 0 relative to R0, g' = w0 with w_ref = 0 (so w = G(0) g' = w0); a
+    // static model starts its load path at rest (y' = 0, the deck's velocities ignored).
     y_.setZero(n_);
     yp_.setZero(n_);
     past_.advance();
@@ -194,6 +207,10 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         nd.R_ref = s0.R;
         nd.w_ref.setZero();
         y_.segment<3>(nd.offset) = s0.x;
+        if (static_) {
+            past_.front(i) = {s0.R, Vec3::Zero()};
+            continue;
+        }
         yp_.segment<3>(nd.offset) = s0.v;
         yp_.segment<3>(nd.offset + 3) = s0.w;
         past_.front(i) = {s0.R, s0.w};
@@ -255,7 +272,8 @@ void CgrFormulation::ReadElementStructure() {
         EvaluateElement(e, b, true, Gravity());
         elements_[e].k_pairs = b.k_blocks;
         elements_[e].c_pairs = b.c_blocks;
-        elements_[e].pairs = b.k_blocks | b.c_blocks;
+        // A static model maps no C block (eq. (6)): only K's pairs enter the pattern.
+        elements_[e].pairs = static_ ? b.k_blocks : b.k_blocks | b.c_blocks;
         elements_[e].k_quadrants = b.k_quadrants;
         elements_[e].c_quadrants = b.c_quadrants;
     }
@@ -387,7 +405,13 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
     NodeData& nd = nodes_[i];
     FrameState& s = states_[i];
     s.x = y_.segment<3>(nd.offset);
-    s.v = yp_.segment<3>(nd.offset);
+    if (static_) {
+        // A static model's elements see zero velocities and no C block is mapped: no Omega.
+        omega = false;
+        s.v.setZero();
+    } else {
+        s.v = yp_.segment<3>(nd.offset);
+    }
     // The maps depend on g, g' (and the reference): skipped when their bits did not change,
     // e.g. Jacobian() after Residual() at the same Newton point. Omega only enters the
     // Jacobian: computed when asked for (once per point).
@@ -403,7 +427,10 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         nd.G = CgrG(g);
         Mul3(Rg, nd.R_ref, s.R);
         const Vec3 Rw = Mul3(Rg, nd.w_ref);
-        s.w = Mul3(nd.G, gp) + Rw;
+        if (static_)
+            s.w.setZero();
+        else
+            s.w = Mul3(nd.G, gp) + Rw;
         if (nd.dynamic) {
             nd.S = Mul3(s.R, nd.inertia.s);
             // Principal axes (the usual body input): R J_n by column scaling, the same values.
@@ -804,7 +831,9 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
                        "(ElementBlock::k_quadrants/c_quadrants must not depend on the state)");
     // Quadrants outside the declaration are skipped (a spherical joint's blocks have only
     // moment x rotation terms): the full 6x6 mapping below when all four may be non-zero.
-    const bool all_quadrants = (b.k_quadrants & b.c_quadrants) == ElementBlock::kAllQuadrants;
+    // (A static model maps K alone, eq. (6).)
+    const unsigned mapped = static_ ? b.k_quadrants : b.k_quadrants & b.c_quadrants;
+    const bool all_quadrants = mapped == ElementBlock::kAllQuadrants;
     // An element that declares its blocks writes something in them (mapped without testing
     // them for zeros first: adding zeros would not change a bit either); the blocks of one
     // that does not are tested.
@@ -827,7 +856,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
             assert((b.c_blocks & pair) || AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
             const bool k_zero = !(b.k_blocks & pair) ||
                                 (!k_declared && AllZero(b.K.data(), ld, 6 * a, 6 * bb, 6, 6));
-            const bool c_zero = !(b.c_blocks & pair) ||
+            const bool c_zero = static_ || !(b.c_blocks & pair) ||
                                 (!c_declared && AllZero(b.C.data(), ld, 6 * a, 6 * bb, 6, 6));
             if (k_zero && c_zero) continue;
             assert(HasPairBlock(ed, a, bb));  // declared at set-up: in the pattern
@@ -872,7 +901,7 @@ void CgrFormulation::ElementJacobian(int e, const ElementBlock& b, double c, dou
     // leave it zero): both per element, the latter per evaluation.
     const int* cslots = lslots + k * ed.m;
     const int m = ed.m, ldc = static_cast<int>(b.phi_q.rows());
-    const bool pv_zero = AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
+    const bool pv_zero = static_ || AllZero(b.phi_v.data(), ldc, 0, 0, m, 6 * k);
     double scale[ElementBlock::kMaxMultipliers];
     for (int j = 0; j < m; ++j) scale[j] = RowScale(ed, j, c);
     auto map_rows = [&](auto rows_tag) {
@@ -1095,6 +1124,18 @@ void CgrFormulation::AfterConvergence() {
     }
     ComputeStates();
     past_.advance();
+    if (static_) {
+        // The nodes' states carry zero velocities; the history keeps the rate of the load
+        // path, w = G(g) g' + R(g) w_ref (the w of UpdateNodeState), for the predictor.
+        for (size_t i = 0; i < nodes_.size(); ++i) {
+            const NodeData& nd = nodes_[i];
+            const Vec3 g = y_.segment<3>(nd.offset + 3);
+            const Vec3 gp = yp_.segment<3>(nd.offset + 3);
+            const Vec3 w = Mul3(CgrG(g), gp) + Mul3(CgrRotation(g), nd.w_ref);
+            past_.front(i) = PastPoint{states_[i].R, w};
+        }
+        return;
+    }
     for (size_t i = 0; i < nodes_.size(); ++i)
         past_.front(i) = PastPoint{states_[i].R, states_[i].w};
 }
@@ -1172,6 +1213,10 @@ Invariants CgrFormulation::ComputeInvariants() const {
 // omits the velocity-product terms (its multipliers miss centripetal contributions); the
 // `derivatives ...` statements are accepted and this exact solve replaces it.
 int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double /*h*/) {
+    // A static model has no initial derivatives: its load path starts at rest (y' = 0, set at
+    // construction), and the multipliers stay 0 until the first step's equilibrium (the
+    // initial configuration need not be one).
+    if (static_) return 0;
     ComputeStates();
     const auto& elems = model_.elements();
     const int nn = static_cast<int>(nodes_.size());

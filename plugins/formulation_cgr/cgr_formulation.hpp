@@ -16,6 +16,16 @@
 //                                                  Element::row_level)
 //   static nodes: (1), (2) without inertia terms.
 //
+// Static model (Model::static_model(), MBDyn's `model: static;`, docs/DESIGN.md "Static
+// solution"): every node is static (6 unknowns x, g; bodies contribute only their weight), the
+// elements are evaluated with v = w = 0, and time is only the load parameter:
+//   (6) r_F = f_F(x, R, 0, 0, lambda, t),  r_M = f_M(...),  r_phi = -phi(x, R, t) / c
+// r depends on y and t only, so the converged point solves f(q, t_n) = 0 with the
+// position-level constraints whatever the integrator (which only predicts); J = c dr/dy (C
+// blocks and phi_v are not mapped), and velocity-level constraint rows are refused. y' keeps
+// the rate of the load path, dy/dt (the predictor extrapolates with it); the node states (and
+// the .mov) carry zero velocities.
+//
 // Newton works on y' (differential dofs: dy = c dy', c = b0 h) and on lambda; the iteration
 // matrix J = dr/dy' + c dr/dy is exact: element blocks K, C (twist space) are mapped with
 // dtheta = G(g) dg, dw = G(g) dg' + Omega dg, Omega = d(G(g) g')/dg - skew(R(g) w_ref) G(g).
@@ -30,7 +40,8 @@
 //     w_ref = G(g_p) g'_p, and g, g' restart at 0 — the correction is composed with the
 //     prediction, so the converged point depends on the predictor (docs/DESIGN.md).
 //
-// Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp).
+// Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp); none
+// for a static model (y' = 0, lambda = 0 at t0).
 //
 // With Momenta::kEliminated[Unscaled] the same class is `cgr velocity` [unscaled]: the state
 // y, y' is the same, but Newton's unknowns are only x', g' and lambda; the momenta are set from
@@ -258,6 +269,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     bool rereference_at_prediction_{false};
     bool eliminate_{false};   // momenta eliminated (`cgr velocity`)
     bool scale_rows_{false};  // ... with force/moment rows of dynamic nodes times c
+    bool static_{false};      // Model::static_model(): eq. (6)
     int n_{0};
     int node_dofs_{0};           // differential dofs (nodes) come first, multipliers after
     int nu_{0};                  // Newton unknowns

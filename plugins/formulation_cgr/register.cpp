@@ -9,6 +9,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.description =
         "first-order DAE r(y, y', t) = 0 with momenta and CGR rotation increments (MBDyn)";
     d.provides = mbstep::ProblemInterface::kFirstOrderDae;
+    d.solves_static_model = true;  // `model: static;` (cgr_formulation.hpp eq. (6))
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         return std::make_unique<mbstep::cgr::CgrFormulation>(m);
     };

@@ -11,6 +11,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         "cgr's momentum-form DAE with the momenta eliminated: Newton on (x', g') and the "
         "multipliers, 6 unknowns per node; force/moment rows times b0 h (impulse units)";
     d.provides = mbstep::ProblemInterface::kFirstOrderDae;
+    d.solves_static_model = true;  // `model: static;` (cgr_formulation.hpp eq. (6))
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         return std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kEliminated);
     };

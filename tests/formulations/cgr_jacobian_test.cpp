@@ -28,8 +28,8 @@ namespace {
 // follower moment on node 2, a spherical constraint between nodes 1 and 2 and a velocity
 // constraint on node 0.
 // centred: the nodes at their centres of mass (s = 0), where `cgr` leaves the first-moment
-// sub-blocks out of its pattern.
-Model MakeModel(std::mt19937& rng, bool centred = false) {
+// sub-blocks out of its pattern. velocity_constraint: false leaves the velocity constraint out.
+Model MakeModel(std::mt19937& rng, bool centred = false, bool velocity_constraint = true) {
     Model m;
     for (int i = 0; i < 3; ++i) {
         StructuralNode n;
@@ -58,6 +58,7 @@ Model MakeModel(std::mt19937& rng, bool centred = false) {
             return f;
         }));
     m.AddElement(test::SphericalConstraint(22, 1, 2, ob));
+    if (!velocity_constraint) return m;
     m.AddElement(std::make_unique<FunctionElement>(
         23, std::vector<int>{0}, nullptr, 1,
         [=](const FunctionElement::States& s, double t) {
@@ -105,6 +106,38 @@ TEST_CASE("first-order iteration matrices match finite differences of the residu
         }
     }
     CHECK(tested >= 8);
+}
+
+TEST_CASE("static model: J = c dr/dy matches differences, r does not depend on y'") {
+    // cgr_formulation.hpp eq. (6): every node static (6 unknowns), the elements evaluated at zero
+    // velocities (the spring-damper's and the moment's damping terms vanish) and their C blocks
+    // not mapped; a C block mapped by mistake would add -C G to J where the differences see 0.
+    int tested = 0;
+    for (const FormulationDescriptor* fd : FirstOrderFormulations()) {
+        const FormulationDescriptor& d = *fd;
+        if (!d.solves_static_model) continue;
+        INFO("formulation ", d.name);
+        std::mt19937 rng(7);
+        Model model = MakeModel(rng, false, false);
+        model.set_static_model(true);
+        auto f = d.make(model);
+        FirstOrderProblem& p = *f->first_order();
+        CHECK(p.num_dofs() == 6 + 6 + 6 + 3);
+        CHECK(p.pattern().rows() == p.num_dofs());
+        test::CheckIterationMatrixAtRandomStates(p, 0.37, 0.013);
+        // The residual at fixed y and c is the same bits for any y'; states have v = w = 0.
+        Eigen::VectorXd r0, r1;
+        p.Residual(0.02, r0);
+        p.yp() += Eigen::VectorXd::Random(p.num_dofs());
+        p.Residual(0.02, r1);
+        CHECK(r0 == r1);
+        for (const FrameState& s : f->node_states()) {
+            CHECK(s.v == Vec3::Zero());
+            CHECK(s.w == Vec3::Zero());
+        }
+        ++tested;
+    }
+    CHECK(tested == 4);  // cgr, mbdyn cgr, cgr velocity, cgr velocity unscaled
 }
 
 TEST_CASE("first-order iteration matrices with an element that lists one node twice") {

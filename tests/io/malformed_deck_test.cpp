@@ -335,6 +335,8 @@ std::vector<Case> Cases() {
          "cannot assign to const variable 'a'"},
         {"non-integer count", P("joints: 1.5;\n"), 11, "expected an integer (joints), got 1.5"},
         {"unsupported count", P("abstract nodes: 2;\n"), 11, "'abstract nodes' are not supported"},
+        {"unknown model type", P("model: nonsense;\n"), 11,
+         "expected model type (one of: static, dynamic), got 'nonsense'"},
         {"negative node label", P(kOneNode + "structural: -1, dynamic, null, eye, null, null;\n"),
          14, "a label must be non-negative"},
         {"missing include", P("include: \"no-such-file.ref\";\n"), 11, "cannot open include file"},

@@ -300,7 +300,8 @@ int Plugins(const std::vector<std::string>& args) {
         return 0;
     }
     for (const auto& d : r.formulations())
-        std::cout << "formulation  " << d.name << " — " << d.description << "  [" << d.library
+        std::cout << "formulation  " << d.name << " — " << d.description
+                  << (d.solves_static_model ? "; solves `model: static`" : "") << "  [" << d.library
                   << "]\n";
     for (const auto& d : r.integrators())
         std::cout << "integrator   " << d.name << " — " << d.description << "  [" << d.library

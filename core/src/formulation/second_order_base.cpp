@@ -13,6 +13,12 @@ namespace mbstep {
 SecondOrderFormulationBase::SecondOrderFormulationBase(const Model& model,
                                                        const std::string& formulation)
     : model_(model), formulation_(formulation) {
+    // MBDyn's static solution (`model: static;`) has no second-order form here: refused, never
+    // run as a dynamic model (the run loop refuses it first, FormulationDescriptor).
+    if (model.static_model())
+        throw RunError("formulation '" + formulation +
+                       "' cannot solve a static model (control data `model: static;`): the static "
+                       "solution needs the `cgr` formulation and a first-order method");
     const auto& mnodes = model.nodes();
     nn_ = static_cast<int>(mnodes.size());
     inertia_.assign(nn_, NodeInertia{});

@@ -738,14 +738,19 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     } else if (IsAny(key, {"print", "initial stiffness", "omega rotates", "use", "output units",
                            "make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
-    } else if (IsAny(key, {"model", "output results", "loadable path", "module load"})) {
+    } else if (Is(key, "model")) {
+        // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
+        // every structural node static and solves the static problem at each time step, time
+        // being the load parameter; `dynamic`, the default, is accepted for symmetry.)
+        model_.set_static_model(in_.GetKeyword("model type", {"static", "dynamic"}) == "static");
+    } else if (IsAny(key, {"output results", "loadable path", "module load"})) {
         in_.Fail(where, "'" + keyword + "' is not supported");
     } else {
         std::vector<std::string> accepted = kCounts;
         for (const char* k :
              {"gravity", "default orientation", "default output", "output frequency",
               "output meter", "output precision", "skip initial joint assembly", "title", "print",
-              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use"})
+              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use", "model"})
             accepted.push_back(k);
         Unknown(keyword, where, accepted);
     }

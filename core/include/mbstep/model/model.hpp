@@ -29,6 +29,13 @@ class Model {
     const std::optional<GravityField>& gravity() const { return gravity_; }
     /// Dummy nodes (output only; no unknowns, not in nodes()).
     const std::vector<DummyNode>& dummy_nodes() const { return dummy_nodes_; }
+    /// True for MBDyn's static solution (`model: static;` in control data, MBDyn input manual,
+    /// "Model"): every structural node is static (bodies contribute only their weight), the
+    /// elements see zero node velocities, and time is only the load parameter: each step
+    /// solves f(q, t_n) = 0 with the position-level constraints. Only formulations whose
+    /// descriptor sets FormulationDescriptor::solves_static_model accept it (docs/DESIGN.md,
+    /// "Static solution").
+    bool static_model() const { return static_model_; }
 
     /// Index of the node with this label, or -1.
     int FindNode(int label) const {
@@ -52,6 +59,7 @@ class Model {
     void AddDummyNode(DummyNode n) { dummy_nodes_.push_back(std::move(n)); }
     void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
     void SetGravity(GravityField g) { gravity_ = std::move(g); }
+    void set_static_model(bool on) { static_model_ = on; }
 
   private:
     std::vector<StructuralNode> nodes_;
@@ -59,6 +67,7 @@ class Model {
     std::vector<DummyNode> dummy_nodes_;
     std::vector<std::unique_ptr<Element>> elements_;
     std::optional<GravityField> gravity_;
+    bool static_model_{false};
 };
 
 }  // namespace mbstep

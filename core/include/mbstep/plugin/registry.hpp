@@ -107,6 +107,9 @@ struct FormulationDescriptor {
     std::string name;
     std::string description;
     ProblemInterface provides{ProblemInterface::kFirstOrderDae};
+    /// True if the formulation honours Model::static_model() (MBDyn's `model: static;`); the
+    /// run loop refuses a static model on any other before building it.
+    bool solves_static_model{false};
     std::function<std::unique_ptr<Formulation>(const Model&)> make;
     std::string library;
 };
