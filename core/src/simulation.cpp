@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -19,6 +21,7 @@
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/output.hpp"
+#include "mbstep/model/initial_assembly.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 #include "mbstep/solver/newton.hpp"
 
@@ -221,6 +224,46 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
                        "(e.g. ms, implicit euler, Bathe); formulations that solve it: " +
                        (accepted.empty() ? std::string("none loaded") : accepted));
     }
+    RunSummary summary;
+    summary.method = deck.method_name;
+    const std::string prefix =
+        options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
+    if (options.write_output) {  // `-o newdir/x` creates newdir
+        const std::filesystem::path dir = std::filesystem::path(prefix).parent_path();
+        std::error_code ec;
+        if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+        if (ec)
+            throw RunError("cannot create the output folder " + dir.string() + ": " + ec.message());
+    }
+    // `abort after: input`: the model summary only (MBDyn stops after reading the input).
+    if (rs.abort_after == "input") {
+        if (options.write_output) {
+            std::ofstream log(prefix + ".log");
+            if (!log) throw RunError("cannot open output file " + prefix + ".log");
+            log << "mbstep: stopped after the input (abort after: input)\n";
+            summary.files.push_back(prefix + ".log");
+        }
+        summary.failure = "stopped after the input (abort after: input)";
+        return summary;
+    }
+    // Initial joint assembly (model/initial_assembly.hpp), before the formulation reads the
+    // nodes' initial states.
+    if (!rs.skip_initial_joint_assembly) {
+        InitialAssemblyOptions ao;
+        ao.tolerance = rs.assembly_tolerance;
+        ao.max_iterations = rs.assembly_max_iterations;
+        ao.position_stiffness = rs.assembly_position_stiffness;
+        ao.velocity_stiffness = rs.assembly_velocity_stiffness;
+        ao.omega_rotates = rs.assembly_omega_rotates;
+        ao.use_bodies = rs.assembly_use_bodies;
+        ao.use_forces = rs.assembly_use_forces;
+        const InitialAssemblyReport rep = AssembleInitialState(deck.model, rs.initial_time, ao);
+        summary.assembly = rep.Describe();
+        summary.assembly_moved = rep.max_position_change > 0.0 || rep.max_rotation_change > 0.0 ||
+                                 rep.max_velocity_change > 0.0;
+    } else {
+        summary.assembly = "initial joint assembly: skipped (skip initial joint assembly)";
+    }
     std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);
     formulation->set_threads(options.threads);
     rs.solver.threads = options.threads;
@@ -238,22 +281,33 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     }
 
     // Output files are created only now, after everything was validated.
-    RunSummary summary;
-    summary.method = deck.method_name;
     summary.formulation = formulation->name();
     std::unique_ptr<OutputWriter> out;
     const bool auto_chosen_in_start =
         integrator.newton_solver() && integrator.newton_solver()->linear_solver().name() == "auto";
     if (options.write_output) {
-        const std::string prefix =
-            options.output_prefix.empty() ? DefaultPrefix(deck.path) : options.output_prefix;
         out = std::make_unique<OutputWriter>(prefix, rs, deck.model);
-        out->WriteLog(ModelSummary(deck, *formulation));
+        out->WriteLog(ModelSummary(deck, *formulation) + summary.assembly + "\n");
         StepStats s0;
         s0.converged = true;
         out->WriteStep(0, t0, 0.0, s0, true, *formulation);
     }
     if (options.on_step) options.on_step(t0, *formulation);
+    // `abort after: assembly | derivatives`: the state at t0 is written (the assembled one; the
+    // derivatives are solved above for the first-order formulations), then the run stops.
+    if (rs.abort_after == "assembly" || rs.abort_after == "derivatives" ||
+        rs.abort_after == "dummy steps") {
+        summary.failure =
+            "stopped after the " +
+            std::string(rs.abort_after == "assembly" ? "initial assembly" : "initial derivatives") +
+            " (abort after: " + rs.abort_after + ")";
+        summary.final_time = t0;
+        if (out) {
+            out->WriteLog("mbstep: " + summary.failure + "\n");
+            summary.files = out->files();
+        }
+        return summary;
+    }
 
     integrator.Start(t0, h);
     // Second-order methods solve the initial accelerations and multipliers in Start.
@@ -353,8 +407,10 @@ std::string Describe(const RunSummary& s) {
        << " formulation; " << s.iterations << " Newton iterations (" << std::setprecision(3)
        << (s.steps ? double(s.iterations) / s.steps : 0.0) << " per step), " << s.factorizations
        << " factorizations";
+    if (!s.completed && !s.failure.empty()) os << " (" << s.failure << ")";
     if (s.failed_steps) os << ", " << s.failed_steps << " failed steps retried";
     if (s.rejected_steps) os << ", " << s.rejected_steps << " steps rejected by the error test";
+    if (s.assembly_moved) os << "; " << s.assembly;
     os << "; wall time " << std::setprecision(3) << s.wall_seconds << " s";
     if (!s.files.empty()) {
         os << "; output:";

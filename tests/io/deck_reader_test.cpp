@@ -392,3 +392,20 @@ TEST_CASE("deck: MBDyn's rigid-body test decks") {
         CHECK(n.f.isApprox(Vec3(0.0, 0.0, 0.5)));
     }
 }
+
+TEST_CASE(
+    "deck: remark prints its strings and values with the location; control data's "
+    "assembly settings act") {
+    const Deck d = Read(std::string(kPrelude) +
+                        "remark: \"stiffness\", 2*3, \"ok\";\n"
+                        "initial stiffness: 10., 20.;\nomega rotates: yes;\n"
+                        "use: rigid bodies, forces, in assembly;\nend: control data;\n");
+    REQUIRE(d.remarks.size() == 1);
+    CHECK(d.remarks[0] == "test.mbd:11: remark: stiffness, 6, ok");
+    CHECK(d.settings.assembly_position_stiffness == 10.0);
+    CHECK(d.settings.assembly_velocity_stiffness == 20.0);
+    CHECK(d.settings.assembly_omega_rotates);
+    CHECK(d.settings.assembly_use_bodies);
+    CHECK(d.settings.assembly_use_forces);
+    CHECK_FALSE(d.settings.skip_initial_joint_assembly);
+}

@@ -264,7 +264,7 @@ std::vector<Case> Cases() {
         {"extra element argument", Model("joints: 1;", "joint: 1, test-joint, 1, 2, 3;"), 19,
          "unexpected argument '3' in 'joint'"},
         {"unknown joint type", Model("joints: 1;", "joint: 1, foo bar, 1, 2;"), 19,
-         "unknown joint type 'foo'; accepted:"},
+         "unknown joint type 'foo bar'; accepted:"},
         {"unsupported element statement", Model("", "plate: 1, 1, 2, 1, 2;"), 19,
          "not supported in the elements block"},
         {"beam count mismatch",
@@ -298,7 +298,8 @@ std::vector<Case> Cases() {
          Beams("beams: 1;",
                "beam3: 1, 1, null, 2, null, 3, null, eye, nonlinear foo, 1., same, same;"),
          20,
-         "expected constitutive law (beam section law of point I, dimension 6), got 'nonlinear'"},
+         "expected constitutive law (beam section law of point I, dimension 6), got 'nonlinear "
+         "foo'"},
         {"constitutive law dimension",
          P("end: control data;\nconstitutive law: 1, 2, linear elastic, 1.;\n"), 12,
          "constitutive law dimension must be 1, 3 or 6, got 2"},
@@ -309,7 +310,7 @@ std::vector<Case> Cases() {
          Model("joints: 1;", "driven: 2, const, 1., joint: 1, rod, 1, 2, 1., linear elastic, 1.;"),
          19, "the driven element's label 2 differs from its joint label 1"},
         {"missing ';'", P("structural nodes: 1\nrigid bodies: 0;\n"), 12,
-         "expected ',' or ';' after structural nodes, got 'rigid'"},
+         "expected ',' or ';' after structural nodes, got 'rigid bodies'"},
         {"truncated statement", P("structural nodes: 1"), 11,
          "expected ';' at the end of 'structural nodes', got end of file"},
         {"trailing comma", Initial("tolerance: 1e-6, ;"), 3, "expected an argument after ','"},
@@ -423,5 +424,30 @@ end: elements;
             if (text.empty()) text = ";";
         }
         attempt(text);
+    }
+}
+
+TEST_CASE("every unsupported statement of a deck is reported in one run") {
+    const std::string deck =
+        P("structural nodes: 2;\njoints: 1;\nend: control data;\n"
+          "begin: nodes;\n"
+          "    structural: 1, dynamic, null, eye, null, null;\n"
+          "    structural: 2, static, null, eye, null, null;\n"
+          "end: nodes;\n"
+          "begin: elements;\n"
+          "    plate: 1, 1, 2, 1, 2;\n"                       // line 19
+          "    joint: 1, test-joint, 1, 2;\n"                 // line 20
+          "    aerodynamic body: 2, 1, null, eye, 1., 1.;\n"  // line 21
+          "end: elements;\n");
+    try {
+        test::Read(deck, "test.mbd");
+        FAIL("no error");
+    } catch (const DeckError& e) {
+        INFO(e.what());
+        CHECK(e.where().line == 19);  // the first one locates the error
+        CHECK(e.message().find("'plate' statements are not supported") != std::string::npos);
+        CHECK(e.message().find("and 1 more error") != std::string::npos);
+        CHECK(e.message().find("test.mbd:21:5: 'aerodynamic body' statements are not supported") !=
+              std::string::npos);
     }
 }

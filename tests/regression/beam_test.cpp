@@ -153,6 +153,8 @@ Vec3 ElasticaTip(double k, double L) {
 TEST_CASE("beam3: a tip moment 2 pi EI/L closes the cantilever into a circle") {
     Cantilever c;
     c.elements = 10;
+    c.EA = c.GA = 1e4;  // the circle carries no force: moderate axial and shear stiffness keep
+                        // the residual's round-off (~EA eps) below the 1e-10 tolerance
     const double M = 2.0 * M_PI * c.EI / c.L;
     std::ostringstream load;
     load << std::setprecision(17) << "couple: 100, absolute, " << 2 * c.elements
@@ -184,10 +186,11 @@ TEST_CASE("beam3: a cantilever under a dead tip force follows the elastica") {
     for (double load : {1.0, 3.0, 10.0}) {
         INFO("P L^2 / EI = ", load);
         std::vector<double> err;
-        for (int n : {5, 10, 20}) {
+        for (int n : {2, 4, 8}) {  // three-node elements
             Cantilever c;
             c.elements = n;
-            c.EA = c.GA = 1e8;  // inextensible and unshearable to 1e-8
+            c.EA = c.GA = 1e7;   // inextensible and unshearable to 1e-6
+            c.tolerance = 1e-6;  // on forces of P = 1..10 N (round-off ~1e-7 at EA = 1e7)
             std::ostringstream f;
             f << std::setprecision(17) << "force: 100, absolute, " << 2 * n
               << ", position, null, 0., -1., 0., linear, 0., " << load * c.EI / (c.L * c.L)
@@ -202,12 +205,13 @@ TEST_CASE("beam3: a cantilever under a dead tip force follows the elastica") {
             INFO("n = ", n, " tip ", tip.transpose(), " elastica ", ref.transpose());
             err.push_back((tip - ref).norm() / c.L);
         }
-        INFO("errors ", err[0], " ", err[1], " ", err[2]);
-        // Ten three-node elements: the tip within 2e-4 L of the elastica; halving the elements
-        // cuts the error at least by 3 (second order: 4).
-        CHECK(err[1] <= 2e-4);
-        CHECK(err[0] / err[1] >= 3.0);
-        CHECK(err[1] / err[2] >= 3.0);
+        INFO("errors with 2, 4, 8 elements ", err[0], " ", err[1], " ", err[2]);
+        // Measured 6.3e-5 4.1e-6 2.0e-7 (P L^2/EI = 1), 7.2e-4 5.1e-5 3.1e-6 (3), 3.9e-3
+        // 3.9e-4 2.5e-5 (10): the nodal tip position converges faster than second order
+        // (ratios 10-20 per halving). Eight elements: within 5e-5 L; each halving gains 8.
+        CHECK(err[2] <= 5e-5);
+        CHECK(err[0] / err[1] >= 8.0);
+        CHECK(err[1] / err[2] >= 8.0);
     }
 }
 

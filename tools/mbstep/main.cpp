@@ -347,6 +347,7 @@ int RunCommand(const std::vector<std::string>& args) {
     const std::string path = vm["deck"].as<std::string>();
     Deck deck = ReadDeck(path, registry);
     for (const auto& w : deck.warnings) std::cerr << w << "\n";
+    for (const auto& r : deck.remarks) std::cout << r << "\n";
     if (vm.count("method")) {
         std::string text = vm["method"].as<std::string>();
         if (vm.count("rho")) text += ", " + vm["rho"].as<std::string>();

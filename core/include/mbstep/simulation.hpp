@@ -35,6 +35,10 @@ struct RunSummary {
     std::string formulation;
     std::string failure;
     std::vector<std::string> files;
+    /// What the initial joint assembly did (InitialAssemblyReport::Describe), and whether it
+    /// moved anything.
+    std::string assembly;
+    bool assembly_moved{false};
 };
 
 /// Runs the deck to its final time. Throws RunError when a step cannot be completed (the

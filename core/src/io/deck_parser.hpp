@@ -59,6 +59,8 @@ class DeckParser final : public DeckInput {
     int MatchOneOf(const std::vector<std::string>& names);
     /// Description of the next token for messages ('abc', ';', end of file).
     std::string NextToken();
+    /// True when the next argument starts with a double quote.
+    bool LooksLikeString() { return Peek() == '"'; }
 
     // --- definitions shared with the block reader
     void DefineReference(long label, const FrameState& frame, const SourceLocation& where);

@@ -152,6 +152,7 @@ class DeckReader {
     SymbolTable symbols_;
     Model model_;
     std::vector<std::string> warnings_;
+    std::vector<std::string> remarks_;
     DeckParser in_;
 
     RunSettings settings_;
@@ -176,7 +177,38 @@ class DeckReader {
 // Main loop
 
 Deck DeckReader::Run(const std::string& path) {
-    while (!done_ && !in_.AtEnd()) Statement();
+    // A statement refused as unsupported does not stop the reading: every such statement of
+    // the deck is reported in one error (up to kMaxReported), the first one locating it. Any
+    // other error stops at once (later statements could fail only as its consequence).
+    constexpr int kMaxReported = 20;
+    std::vector<DeckError> unsupported;
+    auto fail_with = [&](const DeckError* last) {
+        const DeckError& first = unsupported.empty() ? *last : unsupported.front();
+        std::string message = first.message();
+        std::vector<const DeckError*> more;
+        for (size_t i = 1; i < unsupported.size(); ++i) more.push_back(&unsupported[i]);
+        if (last && !unsupported.empty()) more.push_back(last);
+        if (!more.empty()) {
+            message += "\n  and " + std::to_string(more.size()) + " more error" +
+                       (more.size() == 1 ? "" : "s") + ":";
+            for (const DeckError* e : more) message += "\n  " + std::string(e->what());
+            if (unsupported.size() >= kMaxReported) message += "\n  (reading stopped there)";
+        }
+        throw DeckError(first.where(), message);
+    };
+    while (!done_ && !in_.AtEnd()) {
+        try {
+            Statement();
+        } catch (const DeckError& e) {
+            if (e.message().find("not supported") == std::string::npos ||
+                static_cast<int>(unsupported.size()) + 1 >= kMaxReported)
+                fail_with(&e);
+            unsupported.push_back(e);
+            in_.SkipArguments();  // to the end of the refused statement
+            if (!in_.AtEnd()) in_.EndStatement("statement");
+        }
+    }
+    if (!unsupported.empty()) fail_with(nullptr);
     Validate();
     Deck deck;
     deck.path = path;
@@ -185,6 +217,7 @@ Deck DeckReader::Run(const std::string& path) {
     deck.integrator = std::move(integrator_);
     deck.method_name = method_name_;
     deck.warnings = std::move(warnings_);
+    deck.remarks = std::move(remarks_);
     return deck;
 }
 
@@ -255,9 +288,27 @@ bool DeckReader::Generic(const std::string& key, const std::string& keyword,
         std::filesystem::path p(file);
         if (p.is_relative()) p = std::filesystem::path(in_.CurrentDirectory()) / p;
         in_.PushFile(p.lexically_normal().string(), &at);
-    } else if (Is(key, "remark") || Is(key, "print symbol table")) {
+    } else if (Is(key, "remark")) {
+        // remark: <string or expression> [, ...]; printed with its location (MBDyn prints the
+        // values as it reads them).
+        std::string text = where.file + ":" + std::to_string(where.line) + ": remark:";
+        while (in_.HasArg()) {
+            text += ' ';
+            if (in_.LooksLikeString()) {
+                text += in_.GetString("remark");
+            } else {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "%.16g", in_.GetReal("remark value"));
+                text += buf;
+            }
+            if (in_.HasArg()) text += ',';
+        }
+        in_.EndStatement(keyword);
+        remarks_.push_back(text);
+    } else if (Is(key, "print symbol table")) {
         in_.SkipArguments();
         in_.EndStatement(keyword);
+        in_.Warn(where, "'print symbol table' ignored (not implemented)");
     } else if (IsAny(key, {"module load", "setenv", "scalar function", "template drive caller",
                            "hydraulic fluid", "c81 data"})) {
         in_.Fail(where, "'" + keyword + "' statements are not supported");
@@ -735,9 +786,48 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         const long n = in_.GetInt("initial assembly max iterations");
         if (n < 0) in_.Fail(at, "max iterations must be non-negative");
         settings_.assembly_max_iterations = static_cast<int>(n);
-    } else if (IsAny(key, {"print", "initial stiffness", "omega rotates", "use", "output units",
-                           "make restart file", "select timeout", "default scale"})) {
+    } else if (Is(key, "initial stiffness")) {
+        // initial stiffness: <position stiffness> [, <velocity stiffness>];
+        settings_.assembly_position_stiffness = in_.GetReal("initial position stiffness");
+        if (!(settings_.assembly_position_stiffness > 0.0))
+            in_.Fail(at, "initial position stiffness must be positive");
+        if (in_.HasArg()) {
+            const SourceLocation at_v = in_.Where();
+            settings_.assembly_velocity_stiffness = in_.GetReal("initial velocity stiffness");
+            if (!(settings_.assembly_velocity_stiffness > 0.0))
+                in_.Fail(at_v, "initial velocity stiffness must be positive");
+        }
+    } else if (Is(key, "omega rotates")) {
+        settings_.assembly_omega_rotates = in_.GetBool("omega rotates");
+    } else if (Is(key, "use")) {
+        // use: <item> [, ...], in assembly;  joints and beams are always used.
+        for (;;) {
+            const SourceLocation at_i = in_.Where();
+            if (in_.IsKeyword("in assembly")) break;
+            const std::string item = in_.GetKeyword(
+                "use item", {"rigid bodies", "gravity", "forces", "beams", "aerodynamic elements",
+                             "loadable elements", "in assembly"});
+            if (item == "rigid bodies" || item == "gravity") settings_.assembly_use_bodies = true;
+            if (item == "forces") settings_.assembly_use_forces = true;
+            if (item == "aerodynamic elements" || item == "loadable elements")
+                in_.Warn(at_i, "'use: " + item + "' has no effect: mbstep has no " + item);
+            if (!in_.HasArg()) in_.Fail(in_.Where(), "expected ', in assembly' after the use list");
+        }
+    } else if (Is(key, "print")) {
+        // print: dof stats | [dof | equation] description | [element | node] connection | all |
+        // none: mbstep's .log always lists the unknowns and their equations by node and element.
+        do {
+            in_.GetKeyword("print item",
+                           {"dof stats", "dof description", "equation description", "description",
+                            "element connection", "node connection", "connection", "all", "none"});
+        } while (in_.HasArg());
+        in_.Warn(where,
+                 "'print:' ignored: the .log has the model summary, and Newton failures "
+                 "name their equation by node and element");
+    } else if (IsAny(key,
+                     {"output units", "make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
+        in_.Warn(where, "'" + keyword + "' ignored (not implemented)");
     } else if (Is(key, "model")) {
         // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
         // every structural node static and solves the static problem at each time step, time
@@ -821,15 +911,22 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
     while (in_.HasArg()) {
         const SourceLocation at = in_.Where();
         if (in_.IsKeyword("assembly")) {
-            in_.GetReal("initial assembly position stiffness");
-            in_.GetReal("initial assembly velocity stiffness");
-            in_.GetBool("omega rotates");
+            const SourceLocation at_k = in_.Where();
+            n.assembly_kp = in_.GetReal("initial assembly position stiffness");
+            n.assembly_kv = in_.GetReal("initial assembly velocity stiffness");
+            if (!(n.assembly_kp >= 0.0) || !(n.assembly_kv >= 0.0))
+                in_.Fail(at_k,
+                         "initial assembly stiffnesses must be non-negative (0: the "
+                         "node's position or velocity is free in the assembly)");
+            n.assembly_omega_rotates = in_.GetBool("omega rotates") ? 1 : 0;
         } else if (in_.IsKeyword("scale")) {
             if (!in_.IsKeyword("default")) in_.GetReal("node scale");
+            in_.Warn(at, "node 'scale' ignored: mbstep scales no equations");
         } else if (in_.IsKeyword("output")) {
             n.output = in_.GetBool("node output");
         } else if (in_.IsKeyword("accelerations")) {
-            in_.GetBool("node accelerations");
+            if (in_.GetBool("node accelerations"))
+                in_.Warn(at, "node 'accelerations' ignored: the .mov has no acceleration columns");
         } else if (in_.IsKeyword("orientation description")) {
             n.orientation_output = ReadOrientationDescription();
         } else {

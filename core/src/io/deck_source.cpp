@@ -166,9 +166,26 @@ std::string DescribeToken(std::string_view text, std::size_t pos) {
     const char c = text[pos];
     std::string tok;
     if (IsWordChar(c) || c == '.') {
-        std::size_t p = pos;
-        while (p < text.size() && (IsWordChar(text[p]) || text[p] == '.') && p - pos < 40) ++p;
-        tok = std::string(text.substr(pos, p - pos));
+        // A word, or a phrase of words separated by blanks (a multi-word keyword such as
+        // `revolute rotation` is quoted whole).
+        std::size_t p = pos, end = pos;
+        while (p < text.size() && p - pos < 60) {
+            if (IsWordChar(text[p]) || text[p] == '.') {
+                ++p;
+                end = p;
+            } else if (text[p] == ' ' || text[p] == '\t') {
+                std::size_t q = p;
+                while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+                if (q < text.size() && std::isalpha(static_cast<unsigned char>(text[q])) &&
+                    std::isalpha(static_cast<unsigned char>(text[pos])))
+                    p = q;
+                else
+                    break;
+            } else {
+                break;
+            }
+        }
+        tok = std::string(text.substr(pos, end - pos));
     } else if (c == '"') {
         std::size_t p = pos + 1;
         while (p < text.size() && text[p] != '"' && text[p] != '\n' && p - pos < 40) ++p;

@@ -21,6 +21,8 @@ struct Deck {
     std::unique_ptr<Integrator> integrator;  ///< from `method:`, default `ms, 0` (MBDyn's)
     std::string method_name;                 ///< registry key of the integrator
     std::vector<std::string> warnings;       ///< `file:line:column: warning: ...`
+    /// `remark:` statements as MBDyn prints them: `file:line: remark: <arguments>`.
+    std::vector<std::string> remarks;
 };
 
 /// Reads and validates a deck. Throws DeckError (`file:line:column: message`) on any error;

@@ -64,7 +64,7 @@ struct RunSettings {
     int output_every{1};  ///< output frequency / meter steps
     int output_precision{6};
     bool default_output{true};
-    bool skip_initial_joint_assembly{true};
+    bool skip_initial_joint_assembly{false};  ///< initial joint assembly runs unless skipped
     int abort_after_steps{-1};
     std::string title;
     // Additions of the deck reader.
@@ -72,8 +72,14 @@ struct RunSettings {
     bool output_iterations{false};  ///< `output: iterations` (and residual, solution)
     bool output_residual{false};
     bool output_solution{false};
-    double assembly_tolerance{1e-6};  ///< control data `tolerance:` (initial assembly)
-    int assembly_max_iterations{0};   ///< control data `max iterations:` (0: default)
+    // Initial joint assembly (model/initial_assembly.hpp), control data.
+    double assembly_tolerance{1e-6};          ///< `tolerance:` (MBDyn's default)
+    int assembly_max_iterations{1};           ///< `max iterations:` (MBDyn's default: one)
+    double assembly_position_stiffness{1.0};  ///< `initial stiffness:` position, orientation
+    double assembly_velocity_stiffness{1.0};  ///< ... and velocity penalty
+    bool assembly_omega_rotates{false};       ///< `omega rotates:`
+    bool assembly_use_bodies{false};          ///< `use: rigid bodies | gravity, in assembly;`
+    bool assembly_use_forces{false};          ///< `use: forces, in assembly;`
 };
 
 }  // namespace mbstep

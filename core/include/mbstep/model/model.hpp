@@ -60,6 +60,8 @@ class Model {
     void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
     void SetGravity(GravityField g) { gravity_ = std::move(g); }
     void set_static_model(bool on) { static_model_ = on; }
+    /// Replaces node i's initial state (the initial joint assembly).
+    void set_initial_state(int i, const FrameState& s) { nodes_.at(i).initial = s; }
 
   private:
     std::vector<StructuralNode> nodes_;

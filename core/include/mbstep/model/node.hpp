@@ -38,6 +38,10 @@ struct StructuralNode {
     OrientationOutput orientation_output{OrientationOutput::kEuler123};
     bool output{true};
     SourceLocation where;
+    /// The node's own initial-assembly penalties and `omega rotates` (MBDyn's node option
+    /// `assembly, kp, kv, omega_rotates`); negative: the control data's.
+    double assembly_kp{-1.0}, assembly_kv{-1.0};
+    int assembly_omega_rotates{-1};
 };
 
 /// A dummy structural node (MBDyn `structural: label, dummy, base, ...`): no unknowns, never
