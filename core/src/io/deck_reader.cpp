@@ -751,8 +751,21 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                                                        "plates",
                                                        "rigid bodies",
                                                        "thermal elements"});
-            if (item == "none") settings_.default_output = false;
-            if (item == "all" || item == "structural nodes") settings_.default_output = true;
+            // `none` switches every node and element kind off, `all` on; the other items switch
+            // their kind on (MBDyn: the values are additive). Element kinds: by statement.
+            if (item == "none" || item == "all") {
+                const bool on = item == "all";
+                settings_.default_output = on;
+                for (const char* st : {"joint", "beam3", "beam2", "force", "couple", "body"})
+                    settings_.element_output[st] = on;
+            }
+            if (item == "structural nodes") settings_.default_output = true;
+            if (item == "joints") settings_.element_output["joint"] = true;
+            if (item == "beams")
+                settings_.element_output["beam3"] = settings_.element_output["beam2"] = true;
+            if (item == "forces")
+                settings_.element_output["force"] = settings_.element_output["couple"] = true;
+            if (item == "rigid bodies") settings_.element_output["body"] = true;
         } while (in_.HasArg());
     } else if (Is(key, "output frequency")) {
         const long n = in_.GetInt("output frequency");

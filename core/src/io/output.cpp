@@ -68,7 +68,7 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
-        if (!e->HasReactionOutput()) {
+        if (!e->HasReactionOutput() || !settings.ElementOutput(e->statement())) {
             element_file_.push_back(-1);
             continue;
         }

@@ -84,7 +84,9 @@ class Assembler {
         for (size_t i = 0; i < s_.size(); ++i) {
             const int label = model_.nodes()[i].label;
             const double dx = (s_[i].x - s0_[i].x).norm();
-            const double dr = LogSO3(s_[i].R * s0_[i].R.transpose()).norm();
+            // (an unchanged R gives exactly 0, not the round-off of R R0^T)
+            const double dr =
+                s_[i].R == s0_[i].R ? 0.0 : LogSO3(s_[i].R * s0_[i].R.transpose()).norm();
             const double dv =
                 std::sqrt((s_[i].v - s0_[i].v).squaredNorm() + (s_[i].w - s0_[i].w).squaredNorm());
             if (dx > rep.max_position_change)

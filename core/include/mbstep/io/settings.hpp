@@ -2,6 +2,7 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <string>
 
 #include "mbstep/model/drive.hpp"
@@ -63,7 +64,13 @@ struct RunSettings {
     OrientationOutput default_orientation{OrientationOutput::kEuler123};
     int output_every{1};  ///< output frequency / meter steps
     int output_precision{6};
-    bool default_output{true};
+    bool default_output{true};  ///< `default output:` for structural nodes
+    /// `default output:` of element kinds by statement ("joint", "beam3", ...; absent: on).
+    std::map<std::string, bool> element_output;
+    bool ElementOutput(const std::string& statement) const {
+        const auto it = element_output.find(statement);
+        return it == element_output.end() || it->second;
+    }
     bool skip_initial_joint_assembly{false};  ///< initial joint assembly runs unless skipped
     int abort_after_steps{-1};
     std::string title;
