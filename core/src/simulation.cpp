@@ -367,9 +367,16 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             summary.steps = step;
             summary.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (out) summary.files = out->files();
+            const std::string message =
+                "Newton failed at step " + std::to_string(step + 1) + ", " + st.failure;
+            if (out) {
+                // The files end with where and why the run stopped (they hold every converged
+                // step before it).
+                out->WriteStop("mbstep: stopped: " + message);
+                summary.files = out->files();
+            }
             progress.Done();
-            throw RunError("Newton failed at step " + std::to_string(step + 1) + ", " + st.failure);
+            throw RunError(message);
         }
         ++step;
         if (adaptive) {

@@ -106,8 +106,8 @@ end: control data;
     CHECK(s.solver.modified_newton_iterations == 5);
     CHECK(s.solver.linear_solver == "auto");  // MBDyn's naive is a sparse LU: auto
     CHECK(s.solver.linear_solver_requested == "naive");
-    CHECK(s.output_iterations);
-    CHECK(s.output_residual);
+    CHECK(s.solver.output_iterations);
+    CHECK(s.solver.output_residual);
     CHECK(s.abort_after == "derivatives");
     CHECK(s.solver.strategy_factor);
     CHECK(s.solver.strategy_reduction == 0.5);

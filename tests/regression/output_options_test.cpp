@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "mbstep/integrator/integrator.hpp"
@@ -55,4 +56,24 @@ TEST_CASE("default output: none silences element output; listed kinds write agai
     CHECK(fs::exists(beams + ".act"));
     CHECK_FALSE(fs::exists(beams + ".jnt"));
     CHECK(fs::file_size(beams + ".mov") == 0);
+}
+
+TEST_CASE("a run that stops early ends its .out and .log with where and why") {
+    std::string text = Deck2("");
+    const std::string from = "tolerance: 1e-9;", to = "tolerance: 1e-30; max iterations: 2;";
+    text.replace(text.find(from), from.size(), to);
+    const fs::path dir = fs::temp_directory_path() / "mbstep_output_options";
+    fs::create_directories(dir);
+    Deck deck = ReadDeckText(text, "stop.mbd", GlobalRegistry());
+    RunOptions opt;
+    opt.output_prefix = (dir / "stop").string();
+    opt.progress = false;
+    CHECK_THROWS_AS(Run(deck, opt, GlobalRegistry()), RunError);
+    std::ifstream out(dir / "stop.out");
+    std::string line, last;
+    while (std::getline(out, line)) last = line;
+    CHECK(last.rfind("# mbstep: stopped: Newton failed at step 1", 0) == 0);
+    std::ifstream log(dir / "stop.log");
+    const std::string text_log((std::istreambuf_iterator<char>(log)), {});
+    CHECK(text_log.find("mbstep: stopped: Newton failed at step 1") != std::string::npos);
 }

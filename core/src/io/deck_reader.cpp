@@ -403,6 +403,13 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         if (v < 0.0) in_.Fail(at, std::string(what) + " must be non-negative, got " + Format(v));
         return v;
     };
+    // MBDyn regularizes its initial derivatives with these settings; mbstep solves them exactly
+    // (consistent accelerations and multipliers at t0), so they have no effect.
+    auto warn_derivatives = [&] {
+        in_.Warn(where, "'" + keyword +
+                            "' ignored: mbstep solves the initial derivatives exactly (consistent "
+                            "accelerations and multipliers at t0)");
+    };
     auto at_least_one = [&](long v, const char* what) {
         if (v < 1)
             in_.Fail(at, std::string(what) + " must be at least 1, got " + std::to_string(v));
@@ -448,13 +455,18 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         s.max_iterations_at_most = in_.IsKeyword("at most");
     } else if (Is(key, "modify residual test")) {
         s.modify_residual_test = true;
+        in_.Warn(where, "'modify residual test' ignored: the residual test is on the residual "
+                        "as assembled");
     } else if (Is(key, "derivatives tolerance")) {
+        warn_derivatives();
         s.derivatives_tolerance =
             non_negative(in_.GetReal("derivatives tolerance"), "derivatives tolerance");
     } else if (Is(key, "derivatives max iterations")) {
+        warn_derivatives();
         s.derivatives_max_iterations =
             at_least_one(in_.GetInt("derivatives max iterations"), "derivatives max iterations");
     } else if (Is(key, "derivatives coefficient")) {
+        warn_derivatives();
         // coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
         if (!in_.IsKeyword("auto")) {
             s.derivatives_coefficient = in_.GetReal("derivatives coefficient");
@@ -564,12 +576,13 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                 "output item", {"iterations", "residual", "solution", "jacobian matrix", "messages",
                                 "counter", "bailout", "matrix condition number",
                                 "solver condition number", "cpu time", "none"});
-            if (item == "none")
-                settings_.output_iterations = settings_.output_residual =
-                    settings_.output_solution = false;
-            if (item == "iterations") settings_.output_iterations = true;
-            if (item == "residual") settings_.output_residual = true;
-            if (item == "solution") settings_.output_solution = true;
+            if (item == "none") s.output_iterations = s.output_residual = s.output_solution = false;
+            if (item == "iterations") s.output_iterations = true;
+            if (item == "residual") s.output_residual = true;
+            if (item == "solution") s.output_solution = true;
+            if (item != "none" && item != "iterations" && item != "residual" &&
+                item != "solution")
+                in_.Warn(at, "'output: " + item + "' ignored (not implemented)");
         } while (in_.HasArg());
     } else if (Is(key, "abort after")) {
         settings_.abort_after =

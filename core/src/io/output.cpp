@@ -94,6 +94,12 @@ std::ofstream OutputWriter::Open(const std::string& path) {
     return f;
 }
 
+void OutputWriter::WriteStop(const std::string& message) {
+    out_ << "# " << message << "\n";
+    out_.flush();
+    WriteLog(message + "\n");
+}
+
 void OutputWriter::WriteLog(const std::string& text) {
     log_ << text;
     log_.flush();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 
@@ -106,6 +107,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&
                             res.solution <= settings_.solution_tolerance;
         if (res_ok || sol_ok) {
+            if (settings_.output_iterations) std::printf("\tIteration(%d) %g\n", it, rn);
             res.converged = true;
             if (adaptive) AdaptReuse(started_with_reuse, res.iterations);
             return res;
@@ -135,6 +137,11 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                 refactor = true;
             if (it > 0 && rn > 0.5 * previous) refactor = true;  // poor contraction
         }
+        if (settings_.output_iterations) std::printf("\tIteration(%d) %g%s\n", it, rn, refactor ? " J" : "");
+        if (settings_.output_residual)
+            for (Eigen::Index i = 0; i < r_.size(); ++i)
+                std::printf("\tResidual(%d) %s: %.16g\n", it,
+                            system.DescribeEquation(static_cast<int>(i)).c_str(), r_[i]);
         if (refactor) {
             if (!jacobian_now) system.Jacobian(J_);
             if (!linear_->TimedFactor(J_)) {
@@ -152,6 +159,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         system.ScaleForSolve(dx_);
         linear_->TimedSolve(dx_);
         res.solution = Norm(dx_, ResidualTest::kNorm, nullptr);
+        if (settings_.output_solution)
+            for (Eigen::Index i = 0; i < dx_.size(); ++i)
+                std::printf("\tSolution(%d) %s: %.16g\n", it,
+                            system.DescribeEquation(static_cast<int>(i)).c_str(), dx_[i]);
         if (std::isnan(res.solution)) {
             int worst_dx = -1;
             Norm(dx_, ResidualTest::kNorm, &worst_dx);

@@ -28,6 +28,9 @@ class OutputWriter {
     /// Writes the .out line of a step and, if `output` is set, the .mov/.jnt/.csv lines.
     void WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
                    const Formulation& f);
+    /// Ends the .out (as a `#` comment line) and the .log with `message`: where and why the run
+    /// stopped early.
+    void WriteStop(const std::string& message);
     const std::vector<std::string>& files() const { return files_; }
 
   private:

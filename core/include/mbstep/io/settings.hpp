@@ -31,6 +31,12 @@ struct SolverSettings {
     /// `linear solver: ..., scale, {always | once | ...}, {row max | row sum | ...}`.
     int linear_solver_scale{-1};
     bool time_linear_solver{false};  ///< diagnostic: accumulate factor/solve wall time
+    /// `output: iterations | residual | solution` (MBDyn): each Newton iteration prints
+    /// "\tIteration(k) <residual norm>[ J]" to stdout (J: the matrix is refactored), and the
+    /// residual / the solution increment entry by entry with their equation names.
+    bool output_iterations{false};
+    bool output_residual{false};
+    bool output_solution{false};
     int threads{1};  ///< the run's thread count (set by Run from --threads; `schur` uses it)
     // Initial derivatives phase (MBDyn `derivatives ...`).
     double derivatives_tolerance{1e-6};
@@ -76,9 +82,6 @@ struct RunSettings {
     std::string title;
     // Additions of the deck reader.
     std::string abort_after;        ///< `abort after:` input|assembly|derivatives|dummy steps
-    bool output_iterations{false};  ///< `output: iterations` (and residual, solution)
-    bool output_residual{false};
-    bool output_solution{false};
     // Initial joint assembly (model/initial_assembly.hpp), control data.
     double assembly_tolerance{1e-6};          ///< `tolerance:` (MBDyn's default)
     int assembly_max_iterations{1};           ///< `max iterations:` (MBDyn's default: one)
