@@ -286,17 +286,23 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     const bool auto_chosen_in_start =
         integrator.newton_solver() && integrator.newton_solver()->linear_solver().name() == "auto";
     if (options.write_output) {
-        out = std::make_unique<OutputWriter>(prefix, rs, deck.model);
+        out = std::make_unique<OutputWriter>(prefix, rs, deck.model, &integrator);
         out->WriteLog(ModelSummary(deck, *formulation) + summary.assembly + "\n");
-        StepStats s0;
-        s0.converged = true;
-        out->WriteStep(0, t0, 0.0, s0, true, *formulation);
     }
-    if (options.on_step) options.on_step(t0, *formulation);
+    // The state at t0 (the .mov/.jnt/.csv line of step 0, and on_step).
+    auto write_t0 = [&] {
+        if (out) {
+            StepStats s0;
+            s0.converged = true;
+            out->WriteStep(0, t0, 0.0, s0, true, *formulation);
+        }
+        if (options.on_step) options.on_step(t0, *formulation);
+    };
     // `abort after: assembly | derivatives`: the state at t0 is written (the assembled one; the
     // derivatives are solved above for the first-order formulations), then the run stops.
     if (rs.abort_after == "assembly" || rs.abort_after == "derivatives" ||
         rs.abort_after == "dummy steps") {
+        write_t0();
         summary.failure =
             "stopped after the " +
             std::string(rs.abort_after == "assembly" ? "initial assembly" : "initial derivatives") +
@@ -312,6 +318,9 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     integrator.Start(t0, h);
     // Second-order methods solve the initial accelerations and multipliers in Start.
     if (!fo) ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
+    // Step 0 is written now, so that its reactions (.jnt) are the initial multipliers of every
+    // method (the second-order ones know them only after Start).
+    write_t0();
     // Integrators that set their Newton solver up in Start (the Newmark family): what `auto`
     // chose is known only now.
     if (out && auto_chosen_in_start)

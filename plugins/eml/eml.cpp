@@ -734,6 +734,31 @@ Vec3 Eml::MomentumMap() const {
     return L;
 }
 
+std::vector<std::pair<std::string, std::string>> Eml::ExtraCsvColumns() const {
+    return {{"generalized_energy",
+             "discrete generalized energy p.v - v.M(q) v/2 + V(q), conserved by eml "
+             "[Kinon & Betsch 2024, eq. (74)]; `energy` is E_tot = v.M(q) v/2 + V (80), from the "
+             "node velocities, which eml does not conserve when M depends on q"},
+            {"momentum_map_x",
+             "angular momentum map sum x x p_x + E(e) p_e/2 about the origin, "
+             "from the momenta [eq. (65)]; lx, ly, lz are from the velocities"},
+            {"momentum_map_y", "(as momentum_map_x)"},
+            {"momentum_map_z", "(as momentum_map_x)"}};
+}
+
+void Eml::ExtraCsvValues(std::vector<double>& values) const {
+    if (!started_) {
+        // Before Start the momenta are p = M(q) v (Start sets them so): (74) and (65) equal
+        // the energy and the angular momentum from the velocities.
+        const Invariants inv = formulation_->ComputeInvariants();
+        values.insert(values.end(), {inv.kinetic + inv.potential, inv.angular_momentum.x(),
+                                     inv.angular_momentum.y(), inv.angular_momentum.z()});
+        return;
+    }
+    const Vec3 L = MomentumMap();
+    values.insert(values.end(), {GeneralizedEnergy(), L.x(), L.y(), L.z()});
+}
+
 Vec3 Eml::AngularMomentum() const {
     Vec3 L = Vec3::Zero();
     for (int i = 0; i < nn_; ++i) {

@@ -69,6 +69,10 @@ class Eml final : public Integrator {
     void Start(double t0, double h) override;
     StepStats Advance(double t, double h) override;
     int order() const override { return 2; }
+    /// `.csv`: the generalized energy (74) and the momentum map (65), the quantities the scheme
+    /// conserves (the energy column is E_tot (80) from the velocities, which it does not).
+    std::vector<std::pair<std::string, std::string>> ExtraCsvColumns() const override;
+    void ExtraCsvValues(std::vector<double>& values) const override;
 
     Variant variant() const { return variant_; }
     /// Discrete generalized energy (74): p.v - v.M(q) v/2 + V(q) at the last converged point.

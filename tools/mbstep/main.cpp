@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "manual.hpp"
 #include "mbstep/analysis/linear_analysis.hpp"
 #include "mbstep/integrator/first_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
@@ -31,6 +32,7 @@ const char* kUsage =
     "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] "
     "[--quiet]\n"
     "       mbstep plugins [--markdown]\n"
+    "       mbstep manual            (the input manual, docs/input.md, in Markdown)\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
     "[--output PREFIX]\n"
     "       mbstep study convergence|work-precision DECK --methods METHOD... "
@@ -312,6 +314,9 @@ int Plugins(const std::vector<std::string>& args) {
     for (const auto& d : r.drives())
         std::cout << "drive        " << d.name << " — " << d.description << "  [" << d.library
                   << "]\n";
+    for (const auto& d : r.constitutive_laws())
+        std::cout << "law          " << d.name << " — " << d.description << "  [" << d.library
+                  << "]\n";
     return 0;
 }
 
@@ -399,6 +404,10 @@ int main(int argc, char** argv) {
     try {
         if (cmd == "run") return RunCommand(args);
         if (cmd == "plugins") return Plugins(args);
+        if (cmd == "manual") {
+            PrintInputManual(GlobalRegistry(), std::cout);
+            return 0;
+        }
         if (cmd == "analyze") return Analyze(args);
         if (cmd == "study") return StudyCommand(args, argv[0]);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {

@@ -1,4 +1,4 @@
-// mbstep — reading a deck: blocks and statements (docs/DECK.md; MBDyn manual input/*.tex).
+// mbstep — reading a deck: blocks and statements (docs/input.md; MBDyn input manual).
 //
 // Structure (MBDyn manual, input/overview.tex): `begin: data;` (problem: initial value),
 // `begin: initial value;` (solver settings, method), `begin: control data;` (counts and
@@ -455,8 +455,9 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         s.max_iterations_at_most = in_.IsKeyword("at most");
     } else if (Is(key, "modify residual test")) {
         s.modify_residual_test = true;
-        in_.Warn(where, "'modify residual test' ignored: the residual test is on the residual "
-                        "as assembled");
+        in_.Warn(where,
+                 "'modify residual test' ignored: the residual test is on the residual "
+                 "as assembled");
     } else if (Is(key, "derivatives tolerance")) {
         warn_derivatives();
         s.derivatives_tolerance =
@@ -580,8 +581,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             if (item == "iterations") s.output_iterations = true;
             if (item == "residual") s.output_residual = true;
             if (item == "solution") s.output_solution = true;
-            if (item != "none" && item != "iterations" && item != "residual" &&
-                item != "solution")
+            if (item != "none" && item != "iterations" && item != "residual" && item != "solution")
                 in_.Warn(at, "'output: " + item + "' ignored (not implemented)");
         } while (in_.HasArg());
     } else if (Is(key, "abort after")) {

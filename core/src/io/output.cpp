@@ -59,8 +59,8 @@ void AppendMovLine(std::string& out, int label, const FrameState& s, Orientation
 }  // namespace
 
 OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings,
-                           const Model& model)
-    : settings_(settings), model_(model) {
+                           const Model& model, const Integrator* integrator)
+    : settings_(settings), model_(model), integrator_(integrator) {
     mov_ = Open(prefix + ".mov");
     out_ = Open(prefix + ".out");
     log_ = Open(prefix + ".log");
@@ -82,7 +82,15 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
         element_file_.push_back(k);
     }
     out_ << "# Step Time TStep NIter ResErr SolErr SolConv Out\n";
-    csv_ << "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations\n";
+    csv_ << "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations";
+    std::string columns;
+    if (integrator_)
+        for (const auto& [name, meaning] : integrator_->ExtraCsvColumns()) {
+            csv_ << ',' << name;
+            columns += ".csv column " + name + ": " + meaning + "\n";
+        }
+    csv_ << '\n';
+    pending_log_ = columns;  // after the model summary (the first WriteLog)
     out_.flush();
     csv_.flush();
 }
@@ -101,7 +109,8 @@ void OutputWriter::WriteStop(const std::string& message) {
 }
 
 void OutputWriter::WriteLog(const std::string& text) {
-    log_ << text;
+    log_ << text << pending_log_;
+    pending_log_.clear();
     log_.flush();
 }
 
@@ -163,6 +172,14 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
         line_.push_back(',');
     }
     AppendNumber(line_, static_cast<long>(stats.iterations));
+    if (integrator_) {
+        extra_.clear();
+        integrator_->ExtraCsvValues(extra_);
+        for (double v : extra_) {
+            line_.push_back(',');
+            AppendNumber(line_, v, 12);
+        }
+    }
     line_.push_back('\n');
     csv_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     csv_.flush();

@@ -137,7 +137,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                 refactor = true;
             if (it > 0 && rn > 0.5 * previous) refactor = true;  // poor contraction
         }
-        if (settings_.output_iterations) std::printf("\tIteration(%d) %g%s\n", it, rn, refactor ? " J" : "");
+        if (settings_.output_iterations)
+            std::printf("\tIteration(%d) %g%s\n", it, rn, refactor ? " J" : "");
         if (settings_.output_residual)
             for (Eigen::Index i = 0; i < r_.size(); ++i)
                 std::printf("\tResidual(%d) %s: %.16g\n", it,

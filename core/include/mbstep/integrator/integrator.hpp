@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/butcher_tableau.hpp"
@@ -42,6 +44,12 @@ class Integrator {
     /// The Newton solver of implicit methods (its last iteration matrix, as handed to the
     /// linear solver, for diagnostics and tests); nullptr for explicit methods.
     virtual const NewtonSolver* newton_solver() const { return nullptr; }
+    /// Extra `.csv` columns of quantities the method itself carries (e.g. the discrete
+    /// generalized energy and momentum map of a scheme with momenta as unknowns), with one line
+    /// each saying what they are (written to the `.log`); none by default.
+    virtual std::vector<std::pair<std::string, std::string>> ExtraCsvColumns() const { return {}; }
+    /// Their values at the last converged point, in the order of ExtraCsvColumns().
+    virtual void ExtraCsvValues(std::vector<double>& /*values*/) const {}
     /// True for methods with step-size control: the run loop takes the first step from the
     /// deck's `time step`, every later one (and every retry after a rejected step) from
     /// next_step(), clipped to `max time step` and to the final time; a proposal below

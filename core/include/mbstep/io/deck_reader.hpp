@@ -1,4 +1,4 @@
-// mbstep — reading an input deck in MBDyn's language (docs/DECK.md).
+// mbstep — reading an input deck in MBDyn's language (docs/input.md).
 #pragma once
 
 #include <memory>

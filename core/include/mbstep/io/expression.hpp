@@ -1,4 +1,4 @@
-// mbstep — the math expressions of MBDyn's input language (docs/DECK.md, "set:").
+// mbstep — the math expressions of MBDyn's input language (docs/input.md, "Deck structure").
 //
 // Every numeric argument of a deck is an expression; `string, "..."` drives are expressions
 // of the variable Time. An expression is parsed once into a tree and evaluated as often as

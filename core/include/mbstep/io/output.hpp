@@ -1,4 +1,4 @@
-// mbstep — writers in MBDyn's text layouts (docs/DECK.md, "Output"), flushed per step.
+// mbstep — writers in MBDyn's text layouts (docs/input.md, "Output files"), flushed per step.
 //   <prefix>.mov  label x y z  o1 o2 o3  vx vy vz  wx wy wz   (one line per node and output step;
 //                 orientation as `default orientation` says: Euler angles in degrees, rotation
 //                 vector in radians, or the 9 entries of R row-wise)
@@ -23,7 +23,9 @@ namespace mbstep {
 
 class OutputWriter {
   public:
-    OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model);
+    /// `integrator` (may be null) adds its ExtraCsvColumns to the .csv.
+    OutputWriter(const std::string& prefix, const RunSettings& settings, const Model& model,
+                 const Integrator* integrator = nullptr);
     void WriteLog(const std::string& text);
     /// Writes the .out line of a step and, if `output` is set, the .mov/.jnt/.csv lines.
     void WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
@@ -43,6 +45,9 @@ class OutputWriter {
     std::vector<std::string> element_ext_;
     std::vector<std::unique_ptr<std::ofstream>> element_out_;
     std::vector<int> element_file_;
+    const Integrator* integrator_{nullptr};
+    std::vector<double> extra_;  // the integrator's extra .csv values of a step
+    std::string pending_log_;    // what the .csv's extra columns are, for the .log
     std::vector<std::string> files_;
     std::string line_;                          // the .mov lines of a step, written at once
     std::vector<const FrameState*> node_ptrs_;  // an element's node states (.jnt)

@@ -81,7 +81,7 @@ struct RunSettings {
     int abort_after_steps{-1};
     std::string title;
     // Additions of the deck reader.
-    std::string abort_after;        ///< `abort after:` input|assembly|derivatives|dummy steps
+    std::string abort_after;  ///< `abort after:` input|assembly|derivatives|dummy steps
     // Initial joint assembly (model/initial_assembly.hpp), control data.
     double assembly_tolerance{1e-6};          ///< `tolerance:` (MBDyn's default)
     int assembly_max_iterations{1};           ///< `max iterations:` (MBDyn's default: one)

@@ -1,0 +1,10 @@
+# Compares docs/input.md with `mbstep manual` (tools/mbstep/CMakeLists.txt).
+execute_process(COMMAND ${MBSTEP} manual OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mbstep manual failed (${rc})")
+endif()
+file(READ ${MANUAL} committed)
+if(NOT generated STREQUAL committed)
+  message(FATAL_ERROR "docs/input.md is stale: regenerate it with `build/bin/mbstep manual > docs/input.md`")
+endif()
+message(STATUS "docs/input.md is current")
