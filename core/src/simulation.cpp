@@ -77,6 +77,8 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
                          : f.second_order() ? f.second_order()->num_velocities() +
                                                   f.second_order()->num_constraints()
                                             : 0;
+    // MBDyn's control data `title:` names the run; it heads the model summary.
+    if (!deck.settings.title.empty()) os << "title: " << deck.settings.title << "\n";
     os << "mbstep model summary\n"
        << "deck: " << deck.path << "\n"
        << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
@@ -294,7 +296,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         if (out) {
             StepStats s0;
             s0.converged = true;
-            out->WriteStep(0, t0, 0.0, s0, true, *formulation);
+            out->WriteStep(0, t0, 0.0, s0, rs.OutputAt(0, t0), *formulation);
         }
         if (options.on_step) options.on_step(t0, *formulation);
     };
@@ -345,6 +347,26 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     summary.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::vector<int> notify = ElementsNeedingConvergedState(deck.model);
+    const SolverSettings& sf = rs.solver;
+    const double h_min = sf.min_time_step;
+    const double h_max = sf.max_time_step > 0.0 ? sf.max_time_step : rs.time_step;
+    int steps_after_reduction = 0, steps_after_raise = 0;
+    // MBDyn's Solver::NewTimeStep after a converged step (settings.hpp, `strategy`).
+    auto NextStep = [&](double h_now, int iterations) {
+        ++steps_after_reduction;
+        ++steps_after_raise;
+        if (sf.strategy_max_iterations > 0 && iterations > sf.strategy_max_iterations) {
+            steps_after_reduction = 0;
+            return std::max(h_now * sf.strategy_reduction, h_min);
+        }
+        if (iterations <= sf.strategy_min_iterations &&
+            steps_after_reduction > sf.strategy_steps_before_reduction &&
+            steps_after_raise > sf.strategy_steps_before_raise && h_now < h_max) {
+            steps_after_raise = 0;
+            return std::min(h_now * sf.strategy_raise, h_max);
+        }
+        return h_now;
+    };
     while (t < tf - 1e-9 * h) {
         if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
         if (adaptive) {  // the proposal after the last accepted step, clipped to tf
@@ -358,19 +380,26 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             h = std::min(h, tf - t);
             st = integrator.Advance(t, h);
         }
-        int reductions = 0;
-        while (!st.converged && rs.solver.strategy_factor &&
-               reductions < rs.solver.strategy_max_reductions &&
-               h * rs.solver.strategy_reduction >= rs.solver.min_time_step) {
+        // `strategy: factor` (settings.hpp): retry a failed step with smaller ones while they
+        // stay at or above `min time step` (at most kMaxRetries halvings-worth: a zero `min
+        // time step` must not loop for ever).
+        constexpr int kMaxRetries = 60;
+        const double h_tried = h;
+        int retries = 0;
+        while (!st.converged && sf.strategy_factor && retries < kMaxRetries &&
+               h * sf.strategy_reduction >= h_min) {
             ++summary.failed_steps;
-            h *= rs.solver.strategy_reduction;
-            ++reductions;
+            h *= sf.strategy_reduction;
+            ++retries;
+            steps_after_reduction = 0;
             st = integrator.Advance(t, h);
         }
         summary.iterations += st.iterations;
         summary.factorizations += st.factorizations;
         if (!st.converged) {
             log_remainder();
+            const std::string context = formulation->FailureContext();
+            if (!context.empty()) st.failure += "; " + context;
             summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
             summary.final_time = t;
             summary.steps = step;
@@ -391,15 +420,16 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         if (adaptive) {
             t = h >= tf - t ? tf : t + h;  // the last step lands on tf exactly
             last_error = st.error;
-        } else if (reductions) {
-            t += h;
-            t_anchor = t;
-            k_anchor = step;
-            h = rs.time_step;  // the next step tries the nominal size again
         } else {
-            t = t_anchor + (step - k_anchor) * h;
+            t = h != h_tried ? t + h : t_anchor + (step - k_anchor) * h;
+            const double h_next = sf.strategy_factor ? NextStep(h, st.iterations) : h;
+            if (h != h_tried || h_next != h) {  // a new step size: times count from here
+                t_anchor = t;
+                k_anchor = step;
+            }
+            h = h_next;
         }
-        const bool output = (step % std::max(1, rs.output_every)) == 0;
+        const bool output = rs.OutputAt(step, t);
         if (out) out->WriteStep(step, t, h, st, output, *formulation);
         if (options.on_step) options.on_step(t, *formulation);
         NotifyConverged(deck.model, notify, *formulation, t);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -47,6 +48,39 @@ void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     if (nrot_ == 0) return;
     const Mat3 Rd = ExpSO3(theta);                                                     // eq. (2)
     AddOrientationRows(ar, br, Rd, rot_comp_, nrot_, npos_, ctx.lambda + npos_, out);  // (3)
+}
+
+void TotalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    // prismatic and drive hinge write the reactions only (MBDyn's drive hinge line has other
+    // columns: not written).
+    if (type() != "total joint" && type() != "total pin joint")
+        return TwoSideJoint::WriteReaction(os, ctx);
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const FrameState* na = a.ground() ? nullptr : ctx.node[0];
+    const FrameState* nb = b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1];
+    const Side ar = MakeSide(ra_, na, a.col), br = MakeSide(rb_, nb, b.col);
+    // The reaction on the first node (as the other joints write it), about its joint point.
+    const Side& s = a.ground() ? b : a;
+    const Side& sr = a.ground() ? br : ar;
+    ElementBlock blk;
+    blk.Reset(static_cast<int>(nodes().size()), num_multipliers(), false);
+    Evaluate(ctx, blk);
+    const Vec3 F = blk.f.segment<3>(0);
+    const Vec3 M = blk.f.segment<3>(3) - (s.point() - ctx.node[0]->x).cross(F);
+    // Relative kinematics of side b seen from side a (a ground side is at rest).
+    const Vec3 va = na ? na->v : Vec3::Zero(), vb = nb ? nb->v : Vec3::Zero();
+    const Vec3 d = b.point() - a.point();
+    const Vec3 X = a.R.transpose() * d;
+    const Vec3 theta = LogSO3(ar.R.transpose() * br.R);
+    const Vec3 V = a.R.transpose() * (vb + b.w.cross(b.p) - va - a.w.cross(b.point() - a.x));
+    const Vec3 W = ar.R.transpose() * (b.w - a.w);
+    const Vec3 Fl = s.R.transpose() * F, Ml = sr.R.transpose() * M;
+    const int p = static_cast<int>(os.precision());
+    std::string line;
+    AppendNumber(line, static_cast<long>(label()));
+    for (const Vec3* v : {&Fl, &Ml, &F, &M, &X, &theta, &V, &W}) AppendVector3(line, *v, p);
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
 namespace {

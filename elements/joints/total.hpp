@@ -67,6 +67,11 @@ class TotalJoint final : public TwoSideJoint {
     };
     TotalJoint(int label, std::string type, const Spec& spec);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    /// MBDyn's total joint line: label, F and M in the joint frames of side a (position and
+    /// rotation frames), F and M global, then the relative position Rp_a^T d, the rotation
+    /// vector of Rr_a^T Rr_b, the relative velocity and the relative angular velocity in the
+    /// same frames (MBDyn's joints/totalj.cc, TotalJoint::Output).
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     ConstraintLevel row_level(int row) const override {
         return row < npos_ + nrot_ ? ConstraintLevel::kPosition : ConstraintLevel::kVelocity;
     }

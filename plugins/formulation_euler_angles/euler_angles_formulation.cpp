@@ -250,6 +250,28 @@ void EulerAnglesFormulation::CheckSingularity() const {
     }
 }
 
+std::string EulerAnglesFormulation::FailureContext() const {
+    // Near theta2 = +-pi/2 the angle rates G(theta)^-1 w grow as 1/cos(theta2): Newton fails
+    // there long before the stop margin of CheckSingularity is reached.
+    constexpr double kNear = 0.1;  // rad (5.7 degrees)
+    int worst = -1;
+    double distance = kNear;
+    for (int i = 0; i < nn_; ++i) {
+        const double d = SingularityDistance(q_[kNodeCoords * i + 4]);
+        if (d < distance) distance = d, worst = i;
+    }
+    if (worst < 0) return {};
+    std::ostringstream os;
+    os.precision(3);
+    os << "structural node " << model_.nodes()[worst].label << " is " << distance * 180.0 / M_PI
+       << " degrees from the Cardan singularity theta2 = +-pi/2 of the `euler angles` "
+          "formulation (theta2 = "
+       << q_[kNodeCoords * worst + 4]
+       << " rad), where its angle rates grow without bound: run this motion with `euler "
+          "parameters`, `lie group` or `cgr`, which have no singularity there";
+    return os.str();
+}
+
 void EulerAnglesFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
                                                Eigen::VectorXd& lambda) {
     CheckSingularity();

@@ -88,6 +88,7 @@ class EulerAnglesFormulation final : public VectorSpaceFormulationBase {
   private:
     void ComputeStates(const Eigen::VectorXd& v) override;
     void CheckSingularity() const;
+    std::string FailureContext() const override;
 };
 
 }  // namespace mbstep::euler_angles

@@ -12,6 +12,7 @@
 #include "joints/clamp.hpp"
 #include "joints/revolute.hpp"
 #include "joints/spherical.hpp"
+#include "joints/total.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "snippet_input.hpp"
 
@@ -306,6 +307,62 @@ TEST_CASE("joints write one .jnt line: label, local F, M, global F, M") {
     // Force on the node -lambda; joint frame = node frame turned 90 deg about z.
     CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-2.0, 1.0, -3.0)).norm() < 1e-12);
     CHECK((Vec3(v[7], v[8], v[9]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
+}
+
+TEST_CASE("total joint .jnt: reactions, then relative position, rotation, velocities (MBDyn)") {
+    // MBDyn's TotalJoint::Output appends, in the joint frames of node a, the relative position,
+    // the rotation vector of Rr_a^T Rr_b, and the derivatives of both; checked here against
+    // central differences of the first two along the nodes' twists.
+    FrameState a = Pose(Vec3(0.1, -0.4, 0.7), ExpSO3(Vec3(0.3, -1.1, 0.4)));
+    FrameState b = Pose(Vec3(-0.6, 0.2, 0.5), ExpSO3(Vec3(-0.7, 0.2, 1.3)));
+    a.v = Vec3(0.3, -0.2, 0.9);
+    a.w = Vec3(-0.5, 0.8, 0.1);
+    b.v = Vec3(-0.4, 0.6, 0.2);
+    b.w = Vec3(0.7, -0.3, 1.1);
+    joints::TotalJoint::Spec spec;
+    spec.a = joints::JointSide{0, Vec3(0.2, 0.1, -0.3), ExpSO3(Vec3(0.2, 0.0, 0.1))};
+    spec.b = joints::JointSide{1, Vec3(-0.1, 0.4, 0.2), Mat3::Identity()};
+    spec.Rr_a = ExpSO3(Vec3(0.0, 0.3, -0.2));
+    spec.Rr_b = ExpSO3(Vec3(0.1, -0.1, 0.4));
+    for (int i = 0; i < 3; ++i) spec.position_active[i] = spec.rotation_active[i] = true;
+    const joints::TotalJoint joint(5, "total joint", spec);
+    const std::vector<double> lambda(6, 0.0);
+    auto relative = [&](const FrameState& na, const FrameState& nb, Vec3& X, Mat3& Rrel) {
+        const Mat3 Rp_a = na.R * spec.a.R;
+        X = Rp_a.transpose() * (nb.x + nb.R * spec.b.offset - na.x - na.R * spec.a.offset);
+        Rrel = (na.R * spec.Rr_a).transpose() * (nb.R * spec.Rr_b);
+    };
+    auto moved = [](const FrameState& s, double t) {
+        FrameState m = s;
+        m.x = s.x + t * s.v;
+        m.R = ExpSO3(t * s.w) * s.R;
+        return m;
+    };
+    std::vector<const FrameState*> ptr{&a, &b};
+    ElementContext ctx;
+    ctx.node = ptr.data();
+    ctx.lambda = lambda.data();
+    std::ostringstream os;
+    os.precision(17);
+    joint.WriteReaction(os, ctx);
+    std::istringstream is(os.str());
+    std::vector<double> v;
+    for (double x; is >> x;) v.push_back(x);
+    REQUIRE(v.size() == 25);
+    CHECK(v[0] == 5);
+    Vec3 X;
+    Mat3 Rrel;
+    relative(a, b, X, Rrel);
+    CHECK((Vec3(v[13], v[14], v[15]) - X).norm() < 1e-14);
+    CHECK((ExpSO3(Vec3(v[16], v[17], v[18])) - Rrel).norm() < 1e-14);
+    const double dt = 1e-6;
+    Vec3 Xp, Xm;
+    Mat3 Rp, Rm;
+    relative(moved(a, dt), moved(b, dt), Xp, Rp);
+    relative(moved(a, -dt), moved(b, -dt), Xm, Rm);
+    CHECK((Vec3(v[19], v[20], v[21]) - (Xp - Xm) / (2 * dt)).norm() < 1e-8);
+    // d/dt (Rr_a^T Rr_b) = skew(Omega) Rr_a^T Rr_b: Omega in the frame of side a.
+    CHECK((Vec3(v[22], v[23], v[24]) - LogSO3(Rp * Rm.transpose()) / (2 * dt)).norm() < 1e-8);
 }
 
 TEST_CASE("dummy nodes: offset and relative frame follow their nodes, twists are consistent") {

@@ -90,3 +90,18 @@ TEST_CASE("heavy top, euler angles, hht -0.1: first order; arnold bruls form: or
         for (size_t i = 1; i < p.size(); ++i) CHECK(std::abs(p[i] - 2.0) <= 0.2);
     }
 }
+
+TEST_CASE("heavy top, euler angles: a Newton failure near the Cardan singularity says so") {
+    // h = 2.5e-4: Newton fails at t ~ 0.01 where theta2 passes 0.049 rad from pi/2 (above).
+    std::string message;
+    try {
+        TopCoM("generalized alpha, 0.9", "euler angles", 2.5e-4, 0.02);
+    } catch (const RunError& e) {
+        message = e.what();
+    }
+    INFO(message);
+    CHECK(message.find("Newton failed at step") != std::string::npos);
+    CHECK(message.find("from the Cardan singularity theta2 = +-pi/2") != std::string::npos);
+    CHECK(message.find("structural node 1 is ") != std::string::npos);
+    CHECK(message.find("`euler parameters`, `lie group` or `cgr`") != std::string::npos);
+}

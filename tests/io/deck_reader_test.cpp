@@ -111,7 +111,7 @@ end: control data;
     CHECK(s.abort_after == "derivatives");
     CHECK(s.solver.strategy_factor);
     CHECK(s.solver.strategy_reduction == 0.5);
-    CHECK(s.solver.strategy_max_reductions == 3);
+    CHECK(s.solver.strategy_steps_before_reduction == 3);
     CHECK(s.solver.strategy_raise == 1.25);
     CHECK(s.solver.min_time_step == 1e-6);
     CHECK(s.solver.modify_residual_test);

@@ -64,7 +64,7 @@ reported in one run (up to 20), the first one locating the error.
 | `linear solver: <name> [, options];` | `auto` (default), `klu`, `naive` (MBDyn's sparse LU: read as `auto`), `schur`, `sparselu`; `umfpack`, `y12`, `superlu`, ... warn and use KLU; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row scaling; `map`, `cc`, `mt`, `workspace size`, ... warn |
 | `output: iterations | residual | solution | none;` | printed per Newton iteration as MBDyn; the other items warn |
 | `abort after: input | assembly | derivatives | dummy steps;` | stop there, writing the model summary (input) or the state at t0 |
-| `strategy: factor, ...;` | step reduction on a failed step; `change` refused |
+| `strategy: factor, f, n_red, f_up, n_up, it_min [, it_max];` | MBDyn's step control: retry a failed step with h f (not below `min time step`), shrink after a step of more than it_max iterations, grow by f_up after quiet steps (up to `max time step`, else the deck's time step); `change` refused |
 | `derivatives tolerance | max iterations | coefficient` | warn: mbstep solves the initial derivatives exactly |
 | `modify residual test` | warns |
 | `threads`, `output meter`, `dummy steps ...` | warn (ignored); use `--threads` |
@@ -78,15 +78,15 @@ reported in one run (up to 20), the first one locating the error.
 | `gravity;` | required when a gravity element is defined |
 | other counts (`abstract nodes`, `genels`, `plates`, ...) | refused unless 0 |
 | `default orientation: euler123 | euler313 | euler321 | orientation vector | orientation matrix;` | the `.mov` orientation columns |
-| `default output: all | none | structural nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output |
-| `output frequency: n;`, `output meter: meter, t0, tf, steps, n;` | output every n steps |
+| `default output: all | none | structural nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
+| `output frequency: n;`, `output meter: meter, t0, tf | forever, steps, n;` | output every n steps (the meter: only for t0 <= t <= tf) |
 | `output precision: n;` | digits of the text outputs (1..17) |
 | `model: static | dynamic;` | MBDyn's static solution (`cgr` formulations) |
 | `skip initial joint assembly;` | the initial joint assembly is on by default |
 | `tolerance`, `max iterations` | of the initial joint assembly (defaults 1e-6, 1) |
 | `initial stiffness: kp [, kv];`, `omega rotates: yes|no;` | penalties and options of the assembly |
 | `use: rigid bodies | gravity | forces | beams, in assembly;` | elements used by the assembly (joints and beams always) |
-| `title` | read |
+| `title: "...";` | heads the model summary in the `.log` |
 | `print: ...;`, `output units`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
 | `air properties`, `rigid body kinematics`, `output results`, `loadable path`, `module load` | refused |
 

@@ -599,7 +599,8 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             if (!(s.strategy_reduction > 0.0 && s.strategy_reduction < 1.0))
                 in_.Fail(at_f, "strategy reduction factor must be in (0, 1), got " +
                                    Format(s.strategy_reduction));
-            s.strategy_max_reductions = static_cast<int>(in_.GetInt("steps before reduction"));
+            s.strategy_steps_before_reduction =
+                static_cast<int>(in_.GetInt("steps before reduction"));
             const SourceLocation at_r = in_.Where();
             s.strategy_raise = in_.GetReal("strategy raise factor");
             if (s.strategy_raise < 1.0)
@@ -736,6 +737,7 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         settings_.default_orientation = ReadOrientationDescription();
     } else if (Is(key, "default output")) {
         do {
+            const SourceLocation at_item = in_.Where();
             const std::string item =
                 in_.GetKeyword("default output item", {"all",
                                                        "none",
@@ -779,6 +781,15 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
             if (item == "forces")
                 settings_.element_output["force"] = settings_.element_output["couple"] = true;
             if (item == "rigid bodies") settings_.element_output["body"] = true;
+            if (item == "accelerations")
+                in_.Warn(at_item,
+                         "'default output: accelerations' has no effect: the .mov has no "
+                         "acceleration columns");
+            else if (item != "all" && item != "none" && item != "structural nodes" &&
+                     item != "joints" && item != "beams" && item != "forces" &&
+                     item != "rigid bodies")
+                in_.Warn(at_item, "'default output: " + item +
+                                      "' has no effect: mbstep writes no output of that kind");
         } while (in_.HasArg());
     } else if (Is(key, "output frequency")) {
         const long n = in_.GetInt("output frequency");
@@ -788,8 +799,9 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         // Only the `meter` drive: meter, t0, tf | forever [, steps, n].
         if (!in_.IsKeyword("meter"))
             in_.Fail(at, "only 'output meter: meter, t0, tf|forever, steps, n;' is supported");
-        in_.GetReal("output meter initial time");
-        if (!in_.IsKeyword("forever")) in_.GetReal("output meter final time");
+        settings_.output_from = in_.GetReal("output meter initial time");
+        if (!in_.IsKeyword("forever"))
+            settings_.output_until = in_.GetReal("output meter final time");
         if (in_.IsKeyword("steps")) {
             const SourceLocation at_n = in_.Where();
             const long n = in_.GetInt("output meter steps");

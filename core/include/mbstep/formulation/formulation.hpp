@@ -72,6 +72,9 @@ class Formulation {
     virtual Invariants ComputeInvariants() const = 0;
     /// Number of threads for assembly (1 = serial; results are identical for any value).
     virtual void set_threads(int n) = 0;
+    /// What in the current state may explain a Newton failure besides the worst equation (a
+    /// chart near its singularity, ...); empty when nothing does.
+    virtual std::string FailureContext() const { return {}; }
 };
 
 enum class DofKind : unsigned char { kDifferential, kAlgebraic };

@@ -43,10 +43,16 @@ struct SolverSettings {
     int derivatives_max_iterations{1};
     double derivatives_coefficient{1e-6};
     bool derivatives_coefficient_auto{false};
-    // Step reduction on failure (`strategy: factor, f, n_fail, f_up, n_up, h_min, h_max`).
+    // `strategy: factor, reduction, steps before reduction, raise, steps before raise,
+    // min iterations [, max iterations]` (MBDyn input manual, "Strategy"; MBDyn's
+    // Solver::NewTimeStep): a failed step is retried with h *= reduction while h stays at or
+    // above `min time step`; after a converged step, h *= reduction when it took more than `max
+    // iterations`, and h *= raise (up to `max time step`, else the nominal time step) when it
+    // took at most `min iterations` and more than `steps before reduction` steps have passed
+    // since the last reduction and more than `steps before raise` since the last raise.
     bool strategy_factor{false};
     double strategy_reduction{0.5};
-    int strategy_max_reductions{4};
+    int strategy_steps_before_reduction{1};
     double min_time_step{0.0};
     bool modify_residual_test{false};
     // Remaining `strategy: factor, reduction, steps_before_reduction, raise, steps_before_raise,
@@ -69,6 +75,13 @@ struct RunSettings {
     // control data
     OrientationOutput default_orientation{OrientationOutput::kEuler123};
     int output_every{1};  ///< output frequency / meter steps
+    /// `output meter: meter, t0, tf, ...`: output only for t0 <= t <= tf (MBDyn's meter drive).
+    double output_from{-std::numeric_limits<double>::infinity()};
+    double output_until{std::numeric_limits<double>::infinity()};
+    bool OutputAt(int step, double t) const {
+        return step % (output_every > 0 ? output_every : 1) == 0 && t >= output_from &&
+               t <= output_until;
+    }
     int output_precision{6};
     bool default_output{true};  ///< `default output:` for structural nodes
     /// `default output:` of element kinds by statement ("joint", "beam3", ...; absent: on).
