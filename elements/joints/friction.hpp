@@ -1,8 +1,9 @@
 // mbstep — Coulomb joint friction with the normal force of the previous converged step
 // (revolute hinge / pin: a moment about the hinge axis; in line: a force along the line).
 //
-// Model (the half-implicit paper's joint friction, papers/half-implicit-index3-dae.txt sec. 3.4,
-// and MBDyn's revolute-hinge friction with the `simple` shape function):
+// Model (the half-implicit paper's joint friction: Fang, Kissel, Zhang, Negrut, J. Comput.
+// Nonlinear Dyn. 18 (2023) 014501, sec. 3.4, and MBDyn's revolute-hinge friction with the
+// `simple` shape function):
 //   (1) N = |F_r,prev| + N_0        normal force [N]: the norm of the joint's reaction force
 //                                   at the previous converged step (revolute: the 3 spherical
 //                                   multipliers; in line: the 2 transverse multipliers), plus

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the N-link spherical chain deck (the scaling problem of Fang, Kissel, Zhang, Negrut,
-JCND 18 (2023), Model 4; data in ../shared/reference/half-implicit.md).
+JCND 18 (2023) 014501, Model 4; data of their public code, GitHub uwsbel/sbel-reproducibility,
+2022/HalfImplicit_JCND: N_pendulum.py, pendulum_json_script.py).
 
 N steel bars of length 2 m (w = 0.05 m, rho = 7800 kg/m^3: m = 39 kg), hanging along -z with
 their CoMs at (0, 0, -(2i+1)); bar 1 is joined to the origin by a spherical pin, bar k to bar

@@ -20,9 +20,10 @@
 // References:
 //   [Curtiss & Hirschfelder, 1952] C. F. Curtiss, J. O. Hirschfelder, Integration of stiff
 //     equations, PNAS 38(3):235-243, 1952 (the backward differentiation formulas).
-//   [Zhang, Masarati et al.] Multi-step, single-step and multi-stage time integration methods in
-//     MBDyn (../shared/papers/mbdyn-multistep-singlestep-multistage.txt): LMS2 at rho_inf = 0 is
-//     this BDF2, eq. (2).
+//   [Zhang, Masarati et al.] H. Zhang, R. Zhang, A. Zanoni, P. Masarati, Performance of implicit
+//     A-stable time integration methods for multibody system dynamics, Multibody Syst Dyn
+//     (2022), doi:10.1007/s11044-021-09806-9 (multi-step, single-step and multi-stage methods
+//     in MBDyn): LMS2 at rho_inf = 0 is this BDF2, eq. (2).
 #include <memory>
 
 #include "mbstep/integrator/step_n.hpp"

@@ -27,8 +27,8 @@
 //         b_3 = 9002339615474/18125249312447,  b_4 = -2420307481369/24731958684496
 //         a_i0 = c_i - gamma - sum_{0<j<i} a_ij (and b_0 likewise): the first column repeats
 //         a_i1 (a_i0 = a_i1, stage order 2 with a trapezoidal first implicit stage)
-//   (numbers as in ../shared/reference/mbdyn-integrators.md (ii), which lists MBDyn's
-//   constants; stage index 1 = the first implicit stage, as in stage_n.hpp)
+//   (numbers as MBDyn's constants in mbdyn/base/multistagestepsol_impl.cc, DIRK33Solver,
+//   DIRK43Solver, DIRK54Solver; stage index 1 = the first implicit stage, as in stage_n.hpp)
 #include <cmath>
 
 #include "esdirk_methods.hpp"

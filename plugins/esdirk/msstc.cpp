@@ -17,7 +17,7 @@
 //   root that also makes a_8 smaller is taken. gamma itself solves the last equation of (5)
 //   (a_{2n-2} = 0): it is refined by secant iterations from MBDyn's tabulated value
 //   (multistagestepsol_impl.cc, Msstc*Solver::SetCoefForStageS: 2 gamma for rho_inf =
-//   0, 0.1, ..., 1; ../shared/reference/mbdyn-integrators.md (ii)), which selects the root.
+//   0, 0.1, ..., 1; MBDyn develop, commit 9f75c76), which selects the root.
 #include <Eigen/LU>
 #include <array>
 #include <cmath>

@@ -20,9 +20,10 @@
 //       MBDyn's value for rho_inf = 0, 0.1, ..., 1 (multistagestepsol_impl.cc,
 //       Mssth3Solver::SetCoefForStageS, which stores 2 gamma)
 //   (6) MSSTH4: (gamma, c_2, c_3) and MSSTH5: (gamma, c_3, c_4), c_2 = 0.1, from the
-//       optimisation of the paper's Appendix, tabulated for rho_inf = 0, 0.6, 1 in
-//       ../shared/reference/mbdyn-integrators.md (ii) (MBDyn develop 9f75c76); MBDyn tabulates
-//       0, 0.1, ..., 1, but only these three are in our sources, so only they are accepted.
+//       optimisation of the paper's Appendix: MBDyn's values for rho_inf = 0, 0.6, 1
+//       (mbdyn/base/multistagestepsol_impl.cc, Mssth4Solver / Mssth5Solver, MBDyn develop
+//       9f75c76); MBDyn tabulates 0, 0.1, ..., 1, but only these three are in our sources, so
+//       only they are accepted.
 #include <array>
 #include <cmath>
 

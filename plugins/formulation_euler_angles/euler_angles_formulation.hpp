@@ -1,6 +1,6 @@
 // mbstep — formulation `euler angles`: the classical second-order index-3 DAE in Cardan /
 // Tait–Bryan xyz angles ("Rxyz", classical formulation 2 of [Holzinger, Arnold, Gerstmayr],
-// papers/lie-group-vs-classical-formulations.txt, eqs. (12)-(14)), q = (x, theta) per
+// Multibody Syst Dyn (2024), doi:10.1007/s11044-024-09970-8, eqs. (12)-(14)), q = (x, theta) per
 // structural node (6 coordinates), v = q', a = q''.
 //
 // Rotation (123 / intrinsic x-y-z sequence, as Exudyn's Rxyz nodes and MBDyn's euler123):

@@ -1,6 +1,7 @@
 // mbstep — formulation `lie group`: R^3 x SO(3) per node, rotation-vector local coordinates,
 // body-frame angular velocities; a SecondOrderProblem for the Newmark family (Lie group
-// generalized-alpha) [Brüls, Cardona, Arnold 2012; lie-group-vs-classical-formulations.txt].
+// generalized-alpha) [Brüls, Cardona, Arnold 2012; Holzinger, Arnold, Gerstmayr, Multibody Syst
+// Dyn (2024), doi:10.1007/s11044-024-09970-8].
 //
 // Per structural node i: configuration q_i = (x, R) (12 stored values: x, then R column-major),
 // velocity v_i = (u, W) with u = x' (global) and W the body angular velocity (spatial w = R W),

@@ -1,7 +1,7 @@
 // mbstep — `half implicit [, jacobian, step | predicted]`: the half-implicit symplectic Euler
 // for the index-3 DAEs of multibody dynamics on the `lie group` formulation [Fang, Kissel,
 // Zhang, Negrut, "On the use of half-implicit numerical integration in multibody dynamics",
-// J. Comput. Nonlinear Dyn. 18 (2023) 014501; papers/half-implicit-index3-dae.txt; the
+// J. Comput. Nonlinear Dyn. 18 (2023) 014501, doi:10.1115/1.4056183; the
 // equation numbers below are the paper's].
 //
 // Equations of motion (2a)-(2c) in the Lie group formulation's form (second_order.hpp),

@@ -21,8 +21,9 @@
 //     a1 = 4 (-2 rho^3 + 13 rho^2 - 35 rho + 14)/D, a2 = -4 (1 - rho)(7 rho^2 - 34 rho + 7)/D,
 //     a3 = -4 (14 rho^3 - 35 rho^2 + 13 rho - 2)/D, a4 = (35 rho^3 - 21 rho^2 + 7 rho - 1)/D
 //     b_j = 20 C(4, j) rho^j / B           (sigma(z) = b0 (z + rho)^4)
-// (facts: ../shared/reference/mbdyn-integrators.md (ii); the tests check the order
-// conditions and the roots of sigma algebraically for every registered method).
+// (formulas as in MBDyn's mbdyn/base/stepsol_impl.cc (ms2) and mbdyn/base/ms34stepsol.cc
+// (ms3, ms4); the tests check the order conditions and the roots of sigma algebraically for
+// every registered method).
 //
 // Predictor: Hermite (StepN eq. 2) for ms2/3/4 and bdf order 2; constant for implicit Euler
 // and Crank–Nicolson (MBDyn). Start-up: trapezoidal rule (StepN eq. 3). Variable step: ms2,

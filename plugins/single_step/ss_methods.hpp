@@ -13,9 +13,9 @@
 //         g_3 = (29151114559213513 - 2129516794990537 r) / (27021597764222976 (1 + r))
 //               + i 5833664606412816 sqrt(3) (1 - r) / (27021597764222976 (1 + r)),
 //         g_5 = conj(g_3)
-//   (SS4's integers are MBDyn's double constants written as rationals over 3 2^52 and
-//   6 2^52: ../shared/reference/mbdyn-integrators.md, "SS2 / SS3 / SS4", from MBDyn
-//   singlestepsol_impl.cc; values at r = 0, 0.6, 1 in ../shared/reference/lms-ss-coefficients.txt.)
+//   (SS4's integers are MBDyn's double constants, from MBDyn's mbdyn/base/singlestepsol_impl.cc,
+//   written as rationals over 3 2^52 and 6 2^52; tests/integrators/single_step_test.cpp checks
+//   the values at r = 0, 0.6, 1.)
 // Stage order (SingleStep eq. (2)): stage p uses (g_{2(N-p)-1}, g_{2(N-p)}), so the chain is
 //   SS3: y' -(g3, g4)-> W1 -(g1, g2)-> W2 -(g0)-> y,
 //   SS4: y' -(g5, g6)-> W1 -(g3, g4)-> W2 -(g1, g2)-> W3 -(g0)-> y,

@@ -64,11 +64,12 @@
 // (gamma_0..gamma_{2N-2}), DoRho(t) and its declared order. The template owns the auxiliary
 // variables and their update, the history, prediction, Newton and start-up.
 //
-// References: [Zhang, Masarati et al.] the comparison of multistep, single-step and
-// multistage methods implemented in MBDyn (../shared/papers/mbdyn-multistep-singlestep-
-// multistage.txt), eqs. (4a)-(4e), (9)-(11), (15), (18)-(20), (21); its ref. [36] (Zhang et
-// al.) for the SS2/SS3/SS4 parameters; MBDyn singlestepsol_tpl.h / singlestepsol_impl.cc
-// (../shared/reference/mbdyn-integrators.md, "SS2 / SS3 / SS4").
+// References: [Zhang, Masarati et al.] H. Zhang, R. Zhang, A. Zanoni, P. Masarati, "Performance
+// of implicit A-stable time integration methods for multibody system dynamics", Multibody Syst
+// Dyn (2022), doi:10.1007/s11044-021-09806-9 (the comparison of multistep, single-step and
+// multistage methods implemented in MBDyn), eqs. (4a)-(4e), (9)-(11), (15), (18)-(20), (21);
+// its ref. [36] (Zhang et al.) for the SS2/SS3/SS4 parameters; MBDyn's
+// mbdyn/base/singlestepsol_tpl.h and mbdyn/base/singlestepsol_impl.cc (the SS2/SS3/SS4 gammas).
 #pragma once
 
 #include <array>

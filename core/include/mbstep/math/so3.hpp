@@ -31,7 +31,9 @@
 // References: [Brüls, Cardona, Arnold, 2012] "Lie group generalized-alpha time integration of
 // constrained flexible multibody systems", Mech. Mach. Theory 48, eqs. (18)-(20) (T_exp of
 // SO(3)); [Sonneville, Cardona, Brüls, 2014] appendix (Taylor expansions); the comparison paper
-// ../shared/papers/lie-group-vs-classical-formulations.txt (R^3 x SO(3), UAC update).
+// [Holzinger, Arnold, Gerstmayr, 2024] "Evaluation and implementation of Lie group integration
+// methods for rigid multibody systems", Multibody Syst Dyn, doi:10.1007/s11044-024-09970-8,
+// section 2.2 (R^3 x SO(3)) and section 3.1, Algorithm 1 (UAC update).
 #pragma once
 
 #include <array>
