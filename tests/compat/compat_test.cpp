@@ -1,11 +1,11 @@
-// mbstep tests — MBDyn compatibility suite (label `compat`): runs every deck of
-// MBSTEP_SOURCE_DIR/../shared/mbdyn-tests/<name>/<name> unchanged with the mbstep library,
-// from the deck's folder (decks `include:` relative files), writing MBDyn-layout output into a
-// temporary folder, and reports per deck: steps, Newton iterations, wall time, the largest
-// position-level constraint residual and the energy change. It passes when every deck reaches
-// its final time. chain15 also checks that its node positions at t0 are the frames of the
-// included reference file chain15h.ref (written by MBDyn) and that the hanging chain conserves
-// energy.
+// mbstep tests — MBDyn compatibility suite (label `compat`): runs every deck <name>/<name> of
+// the optional folder of MBDyn's test decks (test::MbdynTestsDir(), support/mbdyn_tests.hpp)
+// unchanged with the mbstep library, from the deck's folder (decks `include:` relative files),
+// writing MBDyn-layout output into a temporary folder, and reports per deck: steps, Newton
+// iterations, wall time, the largest position-level constraint residual and the energy change.
+// It passes when every deck reaches its final time. chain15 also checks that its node positions
+// at t0 are the frames of the included reference file chain15h.ref (written by MBDyn) and that
+// the hanging chain conserves energy.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "support/mbdyn_tests.hpp"
 #include "support/skip.hpp"
 
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ using namespace mbstep;
 
 namespace {
 
-fs::path SuiteDir() { return fs::path(MBSTEP_SOURCE_DIR) / ".." / "shared" / "mbdyn-tests"; }
+fs::path SuiteDir() { return test::MbdynTestsDir(); }
 
 // Changes the working directory for the lifetime of the object.
 struct WorkingDirectory {
@@ -195,10 +196,12 @@ TEST_CASE("MBDyn's test decks run unchanged to their final time") {
                         " decks run to their final time"));
 }
 
-// The flexible benchmarks of the MBDyn integrator paper (sections 5.2-5.4), as MBDyn's test tree
-// ships them (flexible/<name>/<name>), run unchanged: beam3 elements with 6-D laws, driven
-// elements, total joints with imposed angular velocity, drive-valued gravity, negative initial
-// times, `linear solver: naive, colamd`.
+// The flexible benchmarks of H. Zhang, R. Zhang, A. Zanoni, P. Masarati, "Performance of implicit
+// A-stable time integration methods for multibody system dynamics", Multibody Syst Dyn (2022),
+// doi:10.1007/s11044-021-09806-9, sections 5.2-5.4, as MBDyn's test tree ships them
+// (flexible/<name>/<name>), run unchanged: beam3 elements with 6-D laws, driven elements, total
+// joints with imposed angular velocity, drive-valued gravity, negative initial times, `linear
+// solver: naive, colamd`.
 TEST_CASE("MBDyn's flexible benchmarks run unchanged to their final time") {
     const fs::path suite = SuiteDir() / "flexible";
     if (!fs::is_directory(suite)) {

@@ -148,8 +148,9 @@ TEST_CASE("cross-formulation: heavy top, errors at t = 1 are method errors") {
 TEST_CASE("euler parameters: centre of mass off the node (heavy top about its tip)") {
     // examples/heavy-top-precession/tip-node.mbd: the node at the fixed tip, the CoM offset by
     // L along the body axis: the coupling terms (6)-(7) of the euler parameters formulation.
-    // CoM x + R (0, 0, L) at t = 0.1 against the exact steady precession (reference/livens-
-    // eml.md, section 4), with cgr (which has always carried offsets) beside it.
+    // CoM x + R (0, 0, L) at t = 0.1 against the exact steady precession (Kinon & Betsch,
+    // Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9, section 5.4), with cgr (which
+    // has always carried offsets) beside it.
     const double L = 0.075, th = M_PI / 3.0, t = 0.1;
     const Vec3 exact = L * Vec3(std::sin(th) * std::sin(10.0 * t),
                                 -std::sin(th) * std::cos(10.0 * t), std::cos(th));

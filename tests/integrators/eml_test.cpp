@@ -143,7 +143,8 @@ TEST_CASE("eml: free rigid body converges with order 2 to the solution of Euler'
 
 namespace {
 // Steady precession of the cone top (examples/heavy-top-precession): CoM x(t) =
-// L (sin TH sin(WP t), -sin TH cos(WP t), cos TH), reference/livens-eml.md section 4.
+// L (sin TH sin(WP t), -sin TH cos(WP t), cos TH), the exact steady precession of Kinon &
+// Betsch, Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9, section 5.4.
 Vec3 PrecessionCoM(double t) {
     const double L = 0.075, th = M_PI / 3.0, wp = 10.0;
     return L *
@@ -156,7 +157,7 @@ TEST_CASE("eml: steady-precession heavy top, energy and vertical momentum, order
     std::vector<double> dLs;
     for (int steps : {50, 100, 200}) {  // t = 0.5 s at h = 0.01, 0.005, 0.0025
         EmlRun run(deck, eml::Variant::kFull, 1e-12);
-        // Reference values of the exact solution (livens-eml.md): T + V = 5.669055190632946 J,
+        // Reference values of the exact steady precession: T + V = 5.669055190632946 J,
         // L3 = 0.07106577106731388 N m s.
         const double E0 = run.integ.GeneralizedEnergy();
         const double L0 = run.integ.MomentumMap().z();

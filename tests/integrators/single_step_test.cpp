@@ -1,5 +1,5 @@
-// SingleStep<N> and the `single_step` family (ss2, ss3, ss4): the gammas against the reference
-// sheet, the characteristic roots against LMS N (single_step.hpp eq. (6)), the auxiliary
+// SingleStep<N> and the `single_step` family (ss2, ss3, ss4): the gammas against MBDyn's
+// values, the characteristic roots against LMS N (single_step.hpp eq. (6)), the auxiliary
 // modes that do not reach the state, rho_inf at h lambda -> -inf, order 2 on the linear
 // oscillator, the equivalence with LMS N on linear problems step by step, failure restore,
 // and the heavy top against ms2/ms3/ms4.
@@ -107,8 +107,9 @@ std::vector<Complex> Gammas(const Integrator& i, int N, double rho) {
 
 }  // namespace
 
-TEST_CASE("ssN gammas match ../shared/reference/lms-ss-coefficients.txt") {
-    // The sheet prints 12 significant digits.
+TEST_CASE("ssN gammas match MBDyn's (singlestepsol_impl.cc at rho_inf 0, 0.6, 1)") {
+    // MBDyn's gamma formulas (MBDyn's mbdyn/base/singlestepsol_impl.cc, develop 9f75c76)
+    // evaluated at rho_inf = 0, 0.6, 1 and printed with 12 significant digits.
     struct Row {
         int N;
         double rho;
@@ -180,13 +181,14 @@ TEST_CASE("ssN and msN have the same characteristic roots") {
 TEST_CASE("ssN: the auxiliary modes of the real implementation do not reach the state") {
     // The step as implemented is real-linear over (y, Re h W_p, Im h W_p), 2N - 1 numbers
     // (RealAmplificationMatrix). Its N - 1 extra eigenvalues are auxiliary filter modes (the
-    // sheet's "rho_inf(num)" at rho_inf = 0 is theirs: 1/3, 0.316, 0.335). They do not reach
-    // y: (a) the output row e_y^T of chi(M), chi = msN's monic characteristic polynomial, is
-    // zero, so y_k satisfies msN's recurrence from any initial data, auxiliary variables
-    // included; (b) every eigenvector of an eigenvalue that is not an msN root has a zero y
-    // component (rho_inf < 1; at rho_inf = 1 the auxiliary modes sit at -1 among msN's own
-    // roots at -1 and the trapezoidal root near -1, an ill-conditioned cluster: (a) only).
-    const double sheet_rinf0[5] = {0, 0, 1.0 / 3.0, 0.316228, 0.334694};
+    // spectral radius at h lambda -> -inf computed numerically at rho_inf = 0, aux_rinf0
+    // below, is theirs: 1/3, 0.316, 0.335). They do not reach y: (a) the output row e_y^T of
+    // chi(M), chi = msN's monic characteristic polynomial, is zero, so y_k satisfies msN's
+    // recurrence from any initial data, auxiliary variables included; (b) every eigenvector of an
+    // eigenvalue that is not an msN root has a zero y component (rho_inf < 1; at rho_inf = 1 the
+    // auxiliary modes sit at -1 among msN's own roots at -1 and the trapezoidal root near -1, an
+    // ill-conditioned cluster: (a) only).
+    const double aux_rinf0[5] = {0, 0, 1.0 / 3.0, 0.316228, 0.334694};
     for (int N : {2, 3, 4}) {
         for (double rho : {0.0, 0.6, 1.0}) {
             auto ss = Make("ss" + std::to_string(N) + ", " + std::to_string(rho));
@@ -221,7 +223,7 @@ TEST_CASE("ssN: the auxiliary modes of the real implementation do not reach the 
                 if (rho < 1.0) CHECK(extra == N - 1);
                 if (rho == 0.0 && z == -1e4) {
                     MESSAGE("ss" << N << " rho 0: largest auxiliary eigenvalue " << largest_extra);
-                    CHECK(largest_extra == doctest::Approx(sheet_rinf0[N]).epsilon(1e-5));
+                    CHECK(largest_extra == doctest::Approx(aux_rinf0[N]).epsilon(1e-5));
                 }
             }
         }

@@ -14,8 +14,9 @@ using namespace mbstep::test;
 namespace {
 const std::string kDeck = SourcePath("examples/andrews-squeezer/deck.mbd");
 
-// Test Set for IVP Solvers, problem `andrews', subroutine andsoln (PSIDE, rtol = atol = 1e-14):
-// y(1) = beta and y(8) = beta' at t = 0.03 (../shared/reference/andrews-squeezer.md, sources).
+// Test Set for IVP Solvers (Mazzia, Iavernaro, Magherini, Univ. Bari), problem `andrews',
+// andrews.f rev. 1.2 (2006), subroutine andsoln (PSIDE, rtol = atol = 1e-14): y(1) = beta and
+// y(8) = beta' at t = 0.03.
 constexpr double kBetaRef = 15.81077119629904;
 constexpr double kBetaRateRef = 1139.920302151208;
 constexpr double kBeta0 = -0.0617138900142764496358948458001;

@@ -1,8 +1,8 @@
 // Closed loop of four bars with spherical joints (examples/closed-loop-four-bars; Kinon &
-// Betsch 2024, ../shared/reference/livens-eml.md section 5), with ms, ms3 and Bathe: after the
-// hat-shaped load ends (t = 1) the total linear momentum is (400, 0, 0) N s and the angular
-// momentum about the origin has L_x = 300 N m s, both constant; the constraint residual stays
-// at the Newton tolerance.
+// Betsch, Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9, section 5.5, with the data
+// of the authors' code metis), with ms, ms3 and Bathe: after the hat-shaped load ends (t = 1)
+// the total linear momentum is (400, 0, 0) N s and the angular momentum about the origin has
+// L_x = 300 N m s, both constant; the constraint residual stays at the Newton tolerance.
 #include <doctest/doctest.h>
 
 #include <cmath>

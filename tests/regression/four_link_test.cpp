@@ -1,5 +1,6 @@
 // Fully driven spatial four-link mechanism (examples/four-link) against its exact kinematic
-// solution (../shared/reference/half-implicit.md, Model 3), with ms, ms3 and Bathe.
+// solution (Model 3 of Fang, Kissel, Zhang, Negrut, J. Comput. Nonlinear Dyn. 18 (2023) 014501;
+// the solution derived independently, examples/four-link/README.md), with ms, ms3 and Bathe.
 #include <doctest/doctest.h>
 
 #include <cmath>

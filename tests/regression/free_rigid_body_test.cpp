@@ -1,8 +1,8 @@
 // Force-free rigid body, J = diag(6, 8, 3), Omega(0) = (10, 20, 20) (examples/free-rigid-body;
-// Kinon & Betsch 2024, ../shared/reference/livens-eml.md section 3), with ms, ms3 and Bathe:
-// the invariants T = 2500 J and L = R J Omega = (60, 160, 60) N m s, and order 2 towards an
-// independent solution of Euler's equations (classical RK4 on Omega and the quaternion at a
-// step 500 times smaller than the finest tested one).
+// Kinon & Betsch, Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9, section 5.3), with
+// ms, ms3 and Bathe: the invariants T = 2500 J and L = R J Omega = (60, 160, 60) N m s, and
+// order 2 towards an independent solution of Euler's equations (classical RK4 on Omega and the
+// quaternion at a step 500 times smaller than the finest tested one).
 #include <doctest/doctest.h>
 
 #include <cmath>

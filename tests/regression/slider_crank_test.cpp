@@ -1,5 +1,6 @@
 // Fully driven spatial slider-crank (examples/slider-crank) against its exact kinematic
-// solution (../shared/reference/half-implicit.md, Model 2), with ms, ms3 and Bathe.
+// solution (Model 2 of Fang, Kissel, Zhang, Negrut, J. Comput. Nonlinear Dyn. 18 (2023) 014501;
+// the solution derived independently, examples/slider-crank/README.md), with ms, ms3 and Bathe.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,6 +1,8 @@
-// Tests that need files outside the repository (the sibling ../shared folder) report a skip
-// that CTest counts as skipped, never as passed: every test registered with mbstep_add_test has
-// SKIP_REGULAR_EXPRESSION "MBSTEP-SKIP:" (tests/CMakeLists.txt).
+// Tests that need what a checkout may lack (the optional MBDyn test decks, support/mbdyn_tests.hpp;
+// a tool such as python3) report a skip that CTest counts as skipped, never as passed: every test
+// registered with mbstep_add_test has SKIP_REGULAR_EXPRESSION "MBSTEP-SKIP:"
+// (tests/CMakeLists.txt). The marker marks the whole executable skipped, whatever its other test
+// cases did: give such a test case an executable of its own.
 #pragma once
 
 #include <iostream>
