@@ -1,13 +1,15 @@
 // mbstep tests — MBDyn's own test decks as read (label `compat`): chain15 (include, references
 // with euler123 in degrees*deg2rad, counts as expressions) and 6barmech (a dummy node), from the
-// optional folder of MBDyn's test decks (test::MbdynTestsDir()); reported as skipped when the
-// folder is absent. Formerly part of tests/io/deck_reader_test.cpp, given an executable of its
-// own so that the skip marker cannot hide the other deck-reader tests.
+// optional folder of MBDyn's test decks (test::FindMbdynTests()); reported as skipped when the
+// folder is absent. An executable of its own, so that the skip marker cannot hide the other
+// deck-reader tests (tests/io/deck_reader_test.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
 
+#include "mbstep/formulation/formulation.hpp"
+#include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -17,11 +19,12 @@
 using namespace mbstep;
 
 TEST_CASE("deck: MBDyn's rigid-body test decks") {
-    const std::filesystem::path root = test::MbdynTestsDir();
-    if (!std::filesystem::is_directory(root)) {
-        test::ReportSkip(root.string() + " is absent");
+    const test::MbdynTestsFolder folder = test::FindMbdynTests();
+    if (!folder.skip_reason.empty()) {
+        test::ReportSkip(folder.skip_reason);
         return;
     }
+    const std::filesystem::path& root = folder.path;
     const Registry& r = GlobalRegistry();
     // chain15: include, references with euler123 in degrees*deg2rad, counts as expressions.
     if (r.FindElement("joint", "spherical hinge") && r.FindElement("joint", "spherical pin") &&

@@ -1,5 +1,5 @@
 // mbstep tests — MBDyn compatibility suite (label `compat`): runs every deck <name>/<name> of
-// the optional folder of MBDyn's test decks (test::MbdynTestsDir(), support/mbdyn_tests.hpp)
+// the optional folder of MBDyn's test decks (test::FindMbdynTests(), support/mbdyn_tests.hpp)
 // unchanged with the mbstep library, from the deck's folder (decks `include:` relative files),
 // writing MBDyn-layout output into a temporary folder, and reports per deck: steps, Newton
 // iterations, wall time, the largest position-level constraint residual and the energy change.
@@ -28,8 +28,6 @@ namespace fs = std::filesystem;
 using namespace mbstep;
 
 namespace {
-
-fs::path SuiteDir() { return test::MbdynTestsDir(); }
 
 // Changes the working directory for the lifetime of the object.
 struct WorkingDirectory {
@@ -117,11 +115,12 @@ std::map<int, Vec3> ReferencePositions(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("MBDyn's test decks run unchanged to their final time") {
-    const fs::path suite = SuiteDir();
-    if (!fs::is_directory(suite)) {
-        test::ReportSkip(suite.string() + " is absent");
+    const test::MbdynTestsFolder folder = test::FindMbdynTests();
+    if (!folder.skip_reason.empty()) {
+        test::ReportSkip(folder.skip_reason);
         return;
     }
+    const fs::path& suite = folder.path;
     const fs::path out_dir = fs::temp_directory_path() / "mbstep_compat";
     fs::create_directories(out_dir);
     std::vector<fs::path> decks;
@@ -203,11 +202,12 @@ TEST_CASE("MBDyn's test decks run unchanged to their final time") {
 // joints with imposed angular velocity, drive-valued gravity, negative initial times, `linear
 // solver: naive, colamd`.
 TEST_CASE("MBDyn's flexible benchmarks run unchanged to their final time") {
-    const fs::path suite = SuiteDir() / "flexible";
-    if (!fs::is_directory(suite)) {
-        test::ReportSkip(suite.string() + " is absent");
+    const test::MbdynTestsFolder folder = test::FindMbdynTests("flexible");
+    if (!folder.skip_reason.empty()) {
+        test::ReportSkip(folder.skip_reason);
         return;
     }
+    const fs::path& suite = folder.path;
     const fs::path out_dir = fs::temp_directory_path() / "mbstep_compat_flexible";
     fs::create_directories(out_dir);
     for (const char* name : {"fourbar", "lateralbuckling", "rotatingshaft"}) {
