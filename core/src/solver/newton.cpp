@@ -22,6 +22,7 @@ void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
     J_ = pattern;
     r_.setZero(pattern.rows());
     dx_.setZero(pattern.rows());
+    dx_sum_.setZero(pattern.rows());
     linear_->Analyze(J_);
     jacobian_valid_ = false;
 }
@@ -47,6 +48,51 @@ double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* wors
     return test == ResidualTest::kMinMax ? m : v.norm();
 }
 
+std::string NewtonSolver::NonConvergenceHint(const NewtonSystem& system, ResidualTest test,
+                                             double best, int stalled) const {
+    // Round-off level of the residual at this point: eps sum_j |J_ij| s_j per equation
+    // (NewtonSystem::UnknownScales), in the norm of the residual test.
+    Eigen::VectorXd s;
+    system.UnknownScales(s);
+    double roundoff = -1.0;
+    if (s.size() == J_.cols() && J_.nonZeros() > 0) {
+        Eigen::VectorXd bound = Eigen::VectorXd::Zero(J_.rows());
+        for (int k = 0; k < J_.outerSize(); ++k)
+            for (Eigen::SparseMatrix<double>::InnerIterator it(J_, k); it; ++it)
+                bound[it.row()] += std::abs(it.value()) * s[it.col()];
+        bound *= std::numeric_limits<double>::epsilon();
+        roundoff = Norm(bound, test, nullptr);
+    }
+    // The unknown the point moved most (its summed corrections), for the step-size hint.
+    int fastest = -1;
+    if (dx_sum_.size() > 0) {
+        Eigen::Index i = 0;
+        if (dx_sum_.cwiseAbs().maxCoeff(&i) > 0.0) fastest = static_cast<int>(i);
+    }
+    std::ostringstream os;
+    const bool known = roundoff >= 0.0 && std::isfinite(roundoff);
+    // "Near": within kRoundoffFactor of the estimate (a bound, which the noise of a stalled
+    // residual reaches within a few orders of magnitude).
+    constexpr double kRoundoffFactor = 100.0;
+    if (known && stalled >= 3 && best <= kRoundoffFactor * roundoff) {
+        os << "; the residual has not decreased below " << best << " for the last " << stalled
+           << " iterations, near its round-off level (~" << roundoff
+           << "): a tolerance below the round-off level of these equations cannot be met: "
+              "loosen it";
+        return os.str();
+    }
+    if (stalled >= 3)
+        os << "; the residual has not decreased below " << best << " for the last " << stalled
+           << " iterations";
+    if (known)
+        os << (stalled >= 3 ? ", " : "; ") << "far above its round-off level (~" << roundoff << ")";
+    os << ": the time step may be too large for this motion: try a smaller time step";
+    if (fastest >= 0)
+        os << " (the fastest-changing equation: " << system.DescribeEquation(fastest)
+           << ", Newton correction " << std::abs(dx_sum_[fastest]) << ")";
+    return os.str();
+}
+
 void NewtonSolver::AdaptReuse(bool started_with_reuse, int iterations) {
     if (!started_with_reuse) return;  // a fresh start says nothing about reuse
     if (iterations > kAdaptiveIterations) {
@@ -67,6 +113,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     }
     const bool started_with_reuse = modified && jacobian_valid_;
     const int max_it = settings_.max_iterations;
+    dx_sum_.setZero();
     double previous = 0.0;
     double best = std::numeric_limits<double>::infinity();
     int stalled = 0;  // iterations since the residual last halved its best value
@@ -120,12 +167,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             std::ostringstream os;
             os << "no convergence after " << it << " iterations: residual " << rn << " (tolerance "
                << settings_.residual_tolerance << "), worst equation "
-               << system.DescribeEquation(worst_row());
-            if (stalled >= 3 && rn <= 10.0 * best)
-                os << "; the residual has not decreased below " << best << " for the last "
-                   << stalled
-                   << " iterations (a tolerance below the round-off level of these equations "
-                      "cannot be met: loosen it)";
+               << system.DescribeEquation(worst_row())
+               << NonConvergenceHint(system, test, best, rn <= 10.0 * best ? stalled : 0);
             res.message = os.str();
             return res;
         }
@@ -171,6 +214,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             return res;
         }
         system.Update(dx_);
+        dx_sum_ += dx_;
         ++res.iterations;
     }
 }
