@@ -85,8 +85,14 @@ std::string NewtonSolver::NonConvergenceHint(const NewtonSystem& system, Residua
         os << "; the residual has not decreased below " << best << " for the last " << stalled
            << " iterations";
     if (known)
-        os << (stalled >= 3 ? ", " : "; ") << "far above its round-off level (~" << roundoff << ")";
-    os << ": the time step may be too large for this motion: try a smaller time step";
+        os << (stalled >= 3 ? ", " : "; ") << "far above its round-off level (~" << roundoff
+           << "): the time step may be too large for this motion: try a smaller time step";
+    else if (stalled >= 3)  // no estimate (NewtonSystem::UnknownScales): both causes
+        os << ": if that is the round-off level of these equations, loosen the tolerance; "
+              "otherwise the time step may be too large for this motion: try a smaller time "
+              "step";
+    else
+        os << "; the time step may be too large for this motion: try a smaller time step";
     if (fastest >= 0)
         os << " (the fastest-changing equation: " << system.DescribeEquation(fastest)
            << ", Newton correction " << std::abs(dx_sum_[fastest]) << ")";
