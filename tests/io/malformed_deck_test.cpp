@@ -356,6 +356,13 @@ std::vector<Case> Cases() {
          P("set: real x = " + std::string(50, '(') + "1" + std::string(50, ')') + ";\n"), 11,
          "expression nested too deeply (depth limit 200: a parenthesis counts 4, a unary "
          "operator 1)"},
+        {"drive callers nested too deeply",
+         [] {
+             std::string d = "end: control data;\ndrive caller: 1, ";
+             for (int i = 0; i < 101; ++i) d += "drive, ";
+             return P(d + "const, 1.;\n");
+         }(),
+         12, "drive callers nested too deeply (at most 100 levels)"},
         // Integers out of range are errors naming the range, never wrapped around.
         {"max iterations 2^31", Initial("max iterations: 2147483648;"), 3,
          "max iterations must be in 1..2147483647, got 2147483648"},

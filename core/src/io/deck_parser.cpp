@@ -16,6 +16,8 @@ namespace mbstep::detail {
 namespace {
 
 constexpr int kMaxIncludeDepth = 32;
+/// Deepest nesting of drive callers inside drive callers (`drive, g, h`; `array`).
+constexpr int kMaxDriveDepth = 100;
 /// Largest deck or include file read (MBDyn has none; decks are kilobytes to a few megabytes).
 constexpr std::uintmax_t kMaxDeckFileBytes = std::uintmax_t{256} << 20;
 /// Orthogonality tolerance of `matr` orientations: max |R^T R - I|.
@@ -602,6 +604,14 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
 DrivePtr DeckParser::GetDrive(std::string_view what) {
     SkipSpace();
     const SourceLocation at = Where();
+    // Drives nest (`drive, g, h`, `array, n, ...`): each level is a recursion of the reader.
+    struct DepthGuard {
+        int& depth;
+        ~DepthGuard() { --depth; }
+    } guard{++drive_depth_};
+    if (drive_depth_ > kMaxDriveDepth)
+        Fail(at, "drive callers nested too deeply (at most " + std::to_string(kMaxDriveDepth) +
+                     " levels)");
     if (IsKeyword("reference")) {
         const SourceLocation at_label = Where();
         const long label = GetInt("drive caller label");

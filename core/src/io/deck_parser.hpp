@@ -159,6 +159,7 @@ class DeckParser final : public DeckInput {
     bool gravity_set_{false};
     SourceLocation gravity_where_;
     double evaluation_time_{0.0};
+    int drive_depth_{0};  ///< GetDrive's recursion (nested drive callers)
 };
 
 }  // namespace mbstep::detail
