@@ -179,8 +179,8 @@ TEST_CASE("a plugin requested by file in MBSTEP_PLUGIN_PATH must load") {
     {
         PluginPathScope path(garbage);
         Registry reg;
-        CHECK_THROWS_WITH_AS(LoadPlugins(reg),
-                             doctest::Contains("cannot load plugin " + garbage + ": "), RunError);
+        const std::string expected = "cannot load plugin " + garbage + ": ";
+        CHECK_THROWS_WITH_AS(LoadPlugins(reg), doctest::Contains(expected.c_str()), RunError);
     }
     {
         const std::string missing = (dir / "libmissing.so").string();

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "mbstep/common.hpp"
+#include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 
