@@ -282,9 +282,7 @@ void LoadPlugins(Registry& registry) {
         for (const Loaded& l : loaded)
             if (l.file == file && l.keys == keys) {
                 registry.AddLoadWarning("plugin " + path + " is the same plugin as " + l.path +
-                                        " (same file name, same registered names): loaded "
-                                        "once, from " +
-                                        l.path);
+                                        " (same file name, same registered names): loaded once");
                 return;
             }
         for (const std::string& k : keys) {
