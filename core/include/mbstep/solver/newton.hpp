@@ -75,14 +75,18 @@ class NewtonSolver {
 
   private:
     double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
+    /// Round-off level of the residual at the system's current point (NewtonSystem::
+    /// UnknownScales with the last iteration matrix), or -1 if the system gives no scales.
+    double RoundoffEstimate(const NewtonSystem& system, ResidualTest test);
     /// The hint closing a message of non-convergence (newton.cpp).
-    std::string NonConvergenceHint(const NewtonSystem& system, ResidualTest test, double best,
+    std::string NonConvergenceHint(const NewtonSystem& system, double roundoff, double best,
                                    int stalled) const;
     SolverSettings settings_;
     std::unique_ptr<LinearSolver> linear_;
     Eigen::SparseMatrix<double> J_;
     Eigen::VectorXd r_, dx_;
-    Eigen::VectorXd dx_sum_;  ///< the point's Newton corrections summed (failure messages)
+    Eigen::VectorXd dx_sum_;          ///< the point's Newton corrections summed (failure messages)
+    Eigen::VectorXd scales_, bound_;  ///< RoundoffEstimate's work vectors
     void AdaptReuse(bool started_with_reuse, int iterations);
     static constexpr int kAdaptiveIterations = 2;
     static constexpr int kAdaptiveMaxFresh = 64;
