@@ -405,8 +405,11 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             summary.steps = step;
             summary.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            const std::string message =
-                "Newton failed at step " + std::to_string(step + 1) + ", " + st.failure;
+            // The step size tried last: the hint of a non-convergence may be a smaller one.
+            std::ostringstream hs;
+            hs << h;
+            const std::string message = "Newton failed at step " + std::to_string(step + 1) +
+                                        " (time step " + hs.str() + "), " + st.failure;
             if (out) {
                 // The files end with where and why the run stopped (they hold every converged
                 // step before it).

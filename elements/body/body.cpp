@@ -3,7 +3,9 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/math/rotation.hpp"
@@ -97,12 +99,10 @@ std::unique_ptr<Element> ReadBody(ElementReadArgs& args) {
     // `condense, n` groups n masses on the same node (MBDyn); at most a handful in practice.
     long count = 1;
     if (in.IsKeyword("condense")) {
-        const SourceLocation count_at = in.Where();
-        count = in.GetInt("number of masses");
-        if (count < 1) in.Fail(count_at, "number of masses must be at least 1");
+        count = in.GetInt("number of masses", 1, std::numeric_limits<int>::max());
     }
     std::vector<MassInput> masses;
-    masses.reserve(static_cast<size_t>(count));
+    masses.reserve(static_cast<size_t>(std::min(count, 16L)));  // the deck may hold fewer
     for (long i = 0; i < count; ++i) masses.push_back(ReadOneMass(in, node_frame));
 
     auto body = std::make_unique<Body>(args.label, node,

@@ -1331,9 +1331,20 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     A.makeCompressed();
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
     lu.compute(A);
-    if (lu.info() != Eigen::Success)
-        throw RunError("initial derivatives: singular system at t = " + std::to_string(t_) +
-                       " (redundant constraints, or a static node without stiffness?)");
+    if (lu.info() != Eigen::Success) {
+        // The constraint rows (node columns only) say whether constraints are redundant.
+        const Eigen::SparseMatrix<double> G = A.block(node_dofs, 0, nm, node_dofs);
+        auto owner = [&](int row) {
+            for (size_t e = 0; e < elems.size(); ++e)
+                if (moff[e] >= 0 && node_dofs + row >= moff[e] &&
+                    node_dofs + row < moff[e] + elements_[e].m)
+                    return ElementRowOwner(*elems[e], node_dofs + row - moff[e]);
+            return ConstraintRowOwner{"constraint row " + std::to_string(row + 1), 0};
+        };
+        throw RunError(SingularSystemMessage(
+            "initial derivatives: singular system at t = " + std::to_string(t_), G, owner,
+            "no redundant constraint rows: a static node without stiffness in some direction?"));
+    }
     const Eigen::VectorXd sol = lu.solve(rhs);
     if (!sol.allFinite()) throw RunError("initial derivatives: non-finite solution");
     for (int i = 0; i < nn; ++i) {

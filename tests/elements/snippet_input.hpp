@@ -32,6 +32,7 @@ class SnippetInput final : public DeckInput {
     std::string GetKeyword(std::string_view what,
                            const std::vector<std::string>& accepted) override;
     double GetReal(std::string_view what) override;
+    using DeckInput::GetInt;
     long GetInt(std::string_view what) override;
     bool GetBool(std::string_view what) override;
     std::string GetString(std::string_view what) override;

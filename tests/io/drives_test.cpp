@@ -150,3 +150,12 @@ TEST_CASE("drives: argument errors") {
           std::string::npos);
     CHECK(message("const, 1, 2").find("unexpected argument") != std::string::npos);
 }
+
+TEST_CASE("drives: a string drive of a 200000-term chain") {
+    // Flat chains do not recurse (io/expression.cpp): value and derivative of Time + ... + Time.
+    std::string body = "Time";
+    for (int i = 1; i < 200000; ++i) body += "+Time";
+    const DrivePtr d = ReadDrive("string, \"" + body + "\"", test::TestRegistry());
+    CHECK(d->Value(0.25) == 50000.0);
+    CHECK(d->Derivative(0.25) == 200000.0);
+}

@@ -171,3 +171,54 @@ TEST_CASE("expression: parse errors report the offending column") {
     CHECK(ErrorOffset(std::string(100000, '(')) != std::string::npos);
     CHECK(ErrorOffset(std::string(100000, '-') + "1") != std::string::npos);
 }
+
+namespace {
+/// first op term op term ... (n terms in all).
+std::string Chain(const std::string& first, const std::string& op, const std::string& term, int n) {
+    std::string s = first;
+    s.reserve(s.size() + static_cast<std::size_t>(n) * (op.size() + term.size()));
+    for (int i = 1; i < n; ++i) s += op + term;
+    return s;
+}
+}  // namespace
+
+TEST_CASE("expression: flat operator chains of 200000 terms evaluate without recursion") {
+    // A chain is a left-deep tree as deep as it is long: evaluation, differentiation and
+    // destruction walk it with loops (a recursive walk overflowed the stack at ~100000 terms).
+    constexpr int kN = 200000;
+    CHECK(Num(Chain("1", "+", "1", kN)) == 200000.0);
+    CHECK(Num(Chain("0", "-", "1", kN)) == -199999.0);
+    CHECK(Num(Chain("3", "*", "1", kN)) == 3.0);
+    CHECK(Num(Chain("1.", "*", "1.0001", kN)) == doctest::Approx(std::pow(1.0001, kN - 1)));
+    CHECK(Num(Chain("1e300", "/", "1.001", kN)) ==
+          doctest::Approx(1e300 / std::pow(1.001, kN - 1)));
+    CHECK(Num(Chain("1", "<", "2", kN)) == 1.0);  // ((1 < 2) < 2) ... : 1 < 2 each time
+    CHECK(Num(Chain("5", "<", "1", kN)) == 0.0);  // 5<1 = 0, 0<1 = 1, 1<1 = 0: link k gives k even
+    CHECK(Num(Chain("1", "==", "1", kN)) == 1.0);
+    CHECK(Num(Chain("1", "&&", "1", kN)) == 1.0);
+    CHECK(Num(Chain("0", "||", "0", kN)) == 0.0);
+    CHECK(Num(Chain("1", "~|", "1", kN)) == 0.0);  // kN ones: even parity
+    CHECK(Num(Chain("1", "+", "2*3", kN)) == 1.0 + 6.0 * (kN - 1));
+    SymbolTable s;
+    CHECK(Eval(Chain("\"a\"", "+", "\"b\"", kN), s).text == "a" + std::string(kN - 1, 'b'));
+    CHECK(Eval(Chain("1", "+", "\"b\"", 4), s).text == "1bbb");
+    const Expression e = Expression::Compile(Chain("Time", "+", "Time", kN), s);
+    CHECK(e.EvaluateReal(0.5) == 100000.0);
+    CHECK(e.Derivative(0.5) == 200000.0);
+    const Expression p = Expression::Compile(Chain("Time", "*", "1.00001", kN), s);
+    CHECK(p.Derivative(2.0) == doctest::Approx(std::pow(1.00001, kN - 1)));
+    // Integer chains keep MBDyn's truncating division at every link.
+    CHECK(Num(Chain("1000000", "/", "2", 21)) == 0.0);
+    CHECK(Num(Chain("1000", "/", "3", 3)) == 111.0);
+}
+
+TEST_CASE("expression: nesting deeper than the parser's limit is an error at its offset") {
+    std::string m;
+    // Each parenthesis costs 4 levels of the limit of 200: 49 parse, 50 do not.
+    CHECK(Num(std::string(49, '(') + "7" + std::string(49, ')')) == 7.0);
+    const std::size_t at = ErrorOffset(std::string(50, '(') + "7" + std::string(50, ')'), &m);
+    CHECK(at == 50);  // the '7' inside the 50th parenthesis
+    CHECK(m ==
+          "expression nested too deeply (depth limit 200: a parenthesis counts 4, a unary "
+          "operator 1)");
+}

@@ -4,6 +4,8 @@
 // (nothing else, no crash).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -349,6 +351,62 @@ std::vector<Case> Cases() {
         {"gravity twice",
          Model("gravity;", "gravity: 0., 0., -1., 9.81;\ngravity: 0., 0., -1., 9.81;"), 20,
          "gravity is already defined"},
+        // Expressions nested deeper than the parser's limit (flat chains have none).
+        {"expression nested too deeply",
+         P("set: real x = " + std::string(50, '(') + "1" + std::string(50, ')') + ";\n"), 11,
+         "expression nested too deeply (depth limit 200: a parenthesis counts 4, a unary "
+         "operator 1)"},
+        {"drive callers nested too deeply",
+         [] {
+             std::string d = "end: control data;\ndrive caller: 1, ";
+             for (int i = 0; i < 101; ++i) d += "drive, ";
+             return P(d + "const, 1.;\n");
+         }(),
+         12, "drive callers nested too deeply (at most 100 levels)"},
+        // Integers out of range are errors naming the range, never wrapped around.
+        {"max iterations 2^31", Initial("max iterations: 2147483648;"), 3,
+         "max iterations must be in 1..2147483647, got 2147483648"},
+        {"max iterations 2^32 + 1", Initial("max iterations: 4294967297;"), 3,
+         "max iterations must be in 1..2147483647, got 4294967297"},
+        {"max iterations 0", Initial("max iterations: 0;"), 3,
+         "max iterations must be in 1..2147483647, got 0"},
+        {"max iterations 1e300", Initial("max iterations: 1e300;"), 3,
+         "max iterations must be in 1..2147483647, got 1e+300"},
+        {"derivatives max iterations 2^32", Initial("derivatives max iterations: 4294967296;"), 3,
+         "derivatives max iterations must be in 1..2147483647, got 4294967296"},
+        {"modified newton iterations 0", Initial("nonlinear solver: newton raphson, modified, 0;"),
+         3, "modified newton iterations must be in 1..2147483647, got 0"},
+        {"strategy steps 2^31", Initial("strategy: factor, 0.5, 2147483648, 1.2, 1, 1;"), 3,
+         "steps before reduction must be in 0..2147483647, got 2147483648"},
+        {"linear solver mt 2^31", Initial("linear solver: klu, mt, 2147483648;"), 3,
+         "linear solver option value must be in 0..2147483647, got 2147483648"},
+        {"joint count 2^32 + 1", P("joints: 4294967297;\n"), 11,
+         "joints must be in 0..2147483647, got 4294967297"},
+        {"negative joint count", P("joints: -1;\n"), 11, "joints must be in 0..2147483647, got -1"},
+        {"output frequency 0", P("output frequency: 0;\n"), 11,
+         "output frequency must be in 1..2147483647, got 0"},
+        {"output precision 18", P("output precision: 18;\n"), 11,
+         "output precision must be in 1..17, got 18"},
+        {"assembly max iterations 2^31", P("max iterations: 2147483648;\n"), 11,
+         "initial assembly max iterations must be in 0..2147483647, got 2147483648"},
+        {"node label 2^31",
+         P(kOneNode + "structural: 2147483648, dynamic, null, eye, null, null;\n"), 14,
+         "structural node label must be in 0..2147483647, got 2147483648"},
+        {"constitutive law dimension 2^32",
+         P("end: control data;\nconstitutive law: 1, 4294967296, linear elastic, 1.;\n"), 12,
+         "constitutive law dimension must be in -2147483648..2147483647, got 4294967296"},
+        {"condensed masses 3e9",
+         Model("rigid bodies: 1;", "body: 1, 1, condense, 3000000000, 1., null, eye;"), 19,
+         "number of masses must be in 1..2147483647, got 3000000000"},
+        {"bdf order 2^32 + 2",
+         "begin: initial value;\n    final time: 1.;\n    method: bdf, order, 4294967298;\n", 3,
+         "bdf order must be in -2147483648..2147483647, got 4294967298"},
+        // include: only regular files (a device would be read without end, a directory reads
+        // as nothing); the error is at the include statement.
+        {"include of a character device", P("include: \"/dev/zero\";\n"), 11,
+         "include file '/dev/zero': not a regular file (a character device)"},
+        {"include of a directory", P("include: \"/tmp\";\n"), 11,
+         "include file '/tmp': not a regular file (a directory)"},
     };
 }
 
@@ -450,4 +508,30 @@ TEST_CASE("every unsupported statement of a deck is reported in one run") {
         CHECK(e.message().find("test.mbd:21:5: 'aerodynamic body' statements are not supported") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("include: files over the size cap, and a root deck that is not a regular file") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "mbstep_include_cap";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path big = dir / "big.mbd";
+    { std::ofstream(big) << "# sparse\n"; }
+    fs::resize_file(big, (std::uintmax_t{256} << 20) + 1);  // sparse: no disk, no memory
+    try {
+        test::Read(P("include: \"" + big.string() + "\";\n"), "test.mbd");
+        FAIL("no error");
+    } catch (const DeckError& e) {
+        CHECK(std::string(e.what()) == "test.mbd:11:10: include file '" + big.string() +
+                                           "': larger than the 256 MiB limit (268435457 bytes)");
+    }
+    try {
+        ReadDeck("/dev/zero", test::TestRegistry());
+        FAIL("no error");
+    } catch (const DeckError& e) {
+        CHECK(std::string(e.what()).find("deck file: not a regular file (a character device)") !=
+              std::string::npos);
+        CHECK(e.where().file == "/dev/zero");
+    }
+    fs::remove_all(dir);
 }

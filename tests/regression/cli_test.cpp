@@ -2,6 +2,7 @@
 // and that a deck that fails to read writes no output file.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,7 +124,8 @@ TEST_CASE("a deck that fails to read exits non-zero, says where, and writes noth
     fs::remove_all(dir);
 }
 
-TEST_CASE("mbstep plugins lists every kind, and MBSTEP_PLUGIN_PATH errors name the library") {
+TEST_CASE(
+    "mbstep plugins lists every kind; MBSTEP_PLUGIN_PATH: foreign files warn, requests fail") {
     const fs::path dir = fs::temp_directory_path() / "mbstep_cli_plugins";
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -134,10 +136,22 @@ TEST_CASE("mbstep plugins lists every kind, and MBSTEP_PLUGIN_PATH errors name t
           "element      body", "drive        "})
         CHECK(p.find(s) != std::string::npos);
     fs::create_directories(dir / "extra");
-    std::ofstream(dir / "extra" / "libbroken.so") << "garbage";
+    const std::string broken = (dir / "extra" / "libbroken.so").string();
+    std::ofstream(broken) << "garbage";
     const std::string err = (dir / "err.txt").string();
-    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + (dir / "extra").string() + " " + kExe +
-                " plugins > /dev/null 2> " + err) == 1);
-    CHECK(Slurp(err).find("libbroken.so") != std::string::npos);
+    // A folder holding a file that is not an mbstep plugin: every command still works, with a
+    // warning naming the file and the loader's error.
+    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + (dir / "extra").string() + " " + kExe + " plugins > " +
+                (dir / "p2.txt").string() + " 2> " + err) == 0);
+    CHECK(Slurp(dir / "p2.txt") == p);
+    const std::string warning = Slurp(err);
+    CHECK(warning.rfind("mbstep: warning: plugin " + broken +
+                            " skipped: not an mbstep plugin: cannot load plugin " + broken + ": ",
+                        0) == 0);
+    CHECK(std::count(warning.begin(), warning.end(), '\n') == 1);
+    // The same file named as a plugin is a request: its failure is an error.
+    CHECK(Shell("MBSTEP_PLUGIN_PATH=" + broken + " " + kExe + " plugins > /dev/null 2> " + err) ==
+          1);
+    CHECK(Slurp(err).rfind("mbstep: error: cannot load plugin " + broken + ": ", 0) == 0);
     fs::remove_all(dir);
 }

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 using namespace mbstep;
@@ -91,4 +93,78 @@ TEST_CASE(
     CHECK(ad[49].fresh);
     CHECK(ad[50].fresh);
     CHECK_FALSE(ad[51].fresh);
+}
+
+namespace {
+// Two unknowns, r_i = atan(x_i - t_i) + noise * (-1)^k at the k-th evaluation: Newton from far
+// (|x - t| > 1.39) diverges; from near it converges to within `noise`, where it stalls.
+// UnknownScales reports `scale` for every unknown, so the round-off estimate of equation i is
+// eps |J_ii| scale.
+struct Atan : NewtonSystem {
+    Eigen::Vector2d x{0.0, 0.0}, t{0.0, 0.0};
+    double noise{0.0}, scale{1.0};
+    int k{0};
+    void Residual(Eigen::VectorXd& r) override {
+        const double n = (k++ % 2 ? -noise : noise);
+        for (int i = 0; i < 2; ++i) r[i] = std::atan(x[i] - t[i]) + n;
+    }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override {
+        for (int i = 0; i < 2; ++i) J.coeffRef(i, i) = 1.0 / (1.0 + (x[i] - t[i]) * (x[i] - t[i]));
+    }
+    void Update(const Eigen::VectorXd& dx) override { x += dx; }
+    std::string DescribeEquation(int i) const override { return i ? "second" : "first"; }
+    void UnknownScales(Eigen::VectorXd& s) const override { s.setConstant(2, scale); }
+};
+
+NewtonResult SolveAtan(Atan& sys, int max_iterations) {
+    SolverSettings s;
+    s.residual_tolerance = 1e-12;
+    s.max_iterations = max_iterations;
+    s.linear_solver = "naive";
+    NewtonSolver newton(s);
+    Eigen::SparseMatrix<double> pattern(2, 2);
+    pattern.insert(0, 0) = 1.0;
+    pattern.insert(1, 1) = 1.0;
+    newton.Setup(pattern);
+    return newton.Solve(sys);
+}
+}  // namespace
+
+TEST_CASE("Newton failure hint: a stall at the round-off estimate asks to loosen the tolerance") {
+    Atan sys;
+    sys.t = {0.5, -0.25};
+    sys.noise = 1e-9;  // the residual cannot go below ~1e-9 ...
+    sys.scale = 1e-9 / std::numeric_limits<double>::epsilon();  // ... which is its estimate
+    const NewtonResult r = SolveAtan(sys, 12);
+    INFO(r.message);
+    REQUIRE_FALSE(r.converged);
+    CHECK(r.message.find("no convergence after 12 iterations: residual ") == 0);
+    CHECK(r.message.find("near its round-off level (~1.41421e-09): a tolerance below the round-off "
+                         "level of these equations cannot be met: loosen it") != std::string::npos);
+    CHECK(r.message.find("time step") == std::string::npos);
+}
+
+TEST_CASE("Newton failure hint: divergence far above round-off asks for a smaller time step") {
+    Atan sys;
+    sys.t = {0.0, -3.0};  // the second unknown starts 3 away: Newton on atan diverges there
+    sys.scale = 1.0;
+    const NewtonResult r = SolveAtan(sys, 6);  // |x - t| = 3, 9.5, 143, 3e4, 2e9, 4e18
+    INFO(r.message);
+    REQUIRE_FALSE(r.converged);
+    CHECK(r.message.find("worst equation second") != std::string::npos);
+    CHECK(r.message.find("far above its round-off level") != std::string::npos);
+    CHECK(r.message.find(": the time step may be too large for this motion: try a smaller time "
+                         "step (the fastest-changing equation: second)") != std::string::npos);
+    CHECK(r.message.find("loosen") == std::string::npos);
+    // Without an estimate, a stall names both causes.
+    struct NoScales : Atan {
+        void UnknownScales(Eigen::VectorXd& s) const override { s.resize(0); }
+    } plain;
+    plain.t = {0.5, -0.25};
+    plain.noise = 1e-9;
+    const NewtonResult q = SolveAtan(plain, 12);
+    INFO(q.message);
+    CHECK(q.message.find(": if that is the round-off level of these equations, loosen the "
+                         "tolerance; otherwise the time step may be too large") !=
+          std::string::npos);
 }

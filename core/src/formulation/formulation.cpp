@@ -1,5 +1,8 @@
 #include "mbstep/formulation/formulation.hpp"
 
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseQR>
+#include <algorithm>
 #include <sstream>
 
 #include "mbstep/common.hpp"
@@ -21,6 +24,65 @@ std::string DescribeConstraintRow(const Element& e, int k) {
     os << e.statement() << " " << e.label() << " (" << e.type() << "), constraint equation "
        << (k + 1);
     return os.str();
+}
+
+std::vector<int> DependentConstraintRows(const Eigen::SparseMatrix<double>& G) {
+    if (G.rows() == 0) return {};
+    Eigen::SparseMatrix<double> Gt = G.transpose();
+    Gt.makeCompressed();
+    // Natural ordering: columns (constraint rows) are eliminated in equation order, so a row
+    // is reported dependent only on the rows before it (the later of two duplicated joints).
+    Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::NaturalOrdering<int>> qr;
+    qr.compute(Gt);
+    if (qr.info() != Eigen::Success) return {};
+    const Eigen::Index rank = qr.rank();
+    std::vector<int> rows;
+    const auto& perm = qr.colsPermutation().indices();
+    for (Eigen::Index i = rank; i < perm.size(); ++i) rows.push_back(perm[i]);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+std::string DescribeRedundantRows(const std::vector<int>& rows,
+                                  const std::function<ConstraintRowOwner(int)>& owner_of) {
+    std::ostringstream os;
+    std::string current;
+    std::vector<int> equations;
+    auto flush = [&] {
+        if (equations.empty()) return;
+        if (os.tellp() > 0) os << "; ";
+        os << current;
+        if (equations.front() > 0) {  // 0: the owner names the row itself
+            os << ", constraint equation" << (equations.size() > 1 ? "s " : " ");
+            for (size_t i = 0; i < equations.size(); ++i) os << (i ? ", " : "") << equations[i];
+        }
+        equations.clear();
+    };
+    for (int r : rows) {
+        const ConstraintRowOwner o = owner_of(r);
+        if (o.owner != current || o.equation <= 0) flush();
+        current = o.owner;
+        equations.push_back(o.equation);
+    }
+    flush();
+    return os.str();
+}
+
+std::string SingularSystemMessage(const std::string& what, const Eigen::SparseMatrix<double>& G,
+                                  const std::function<ConstraintRowOwner(int)>& owner_of,
+                                  const std::string& otherwise) {
+    const std::vector<int> rows = DependentConstraintRows(G);
+    if (rows.empty()) return what + " (" + otherwise + ")";
+    return what + ": redundant constraints (linearly dependent on the constraints before them): " +
+           DescribeRedundantRows(rows, owner_of) +
+           ". Remove them, or the joints they repeat, or replace a joint by one that constrains "
+           "fewer directions";
+}
+
+ConstraintRowOwner ElementRowOwner(const Element& e, int k) {
+    std::ostringstream os;
+    os << e.statement() << " " << e.label() << " (" << e.type() << ")";
+    return {os.str(), k + 1};
 }
 
 void BuildElementTable(const Model& model, const std::vector<FrameState>& states,

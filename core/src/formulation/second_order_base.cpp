@@ -137,10 +137,21 @@ void SecondOrderFormulationBase::SolveInitialSystem(const Jacobians& J, const Ei
     rhs << -f0, rhs_phi;
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
     lu.compute(A);
-    if (lu.info() != Eigen::Success)
-        throw RunError(formulation_ +
-                       ": singular initial acceleration system at t = " + std::to_string(t_) +
-                       " (redundant constraints, or a static node without stiffness?)");
+    if (lu.info() != Eigen::Success) {
+        const auto& elems = model_.elements();
+        auto owner = [&](int c) {
+            for (size_t e = 0; e < elements_.size(); ++e) {
+                const ElementSlot& ed = elements_[e];
+                if (ed.m > 0 && c >= ed.mult_offset && c < ed.mult_offset + ed.m)
+                    return ElementRowOwner(*elems[e], c - ed.mult_offset);
+            }
+            return ConstraintRowOwner{DescribeExtraConstraint(c - num_element_multipliers_), 0};
+        };
+        throw RunError(SingularSystemMessage(
+            formulation_ + ": singular initial acceleration system at t = " + std::to_string(t_),
+            J.B, owner,
+            "no redundant constraint rows: a static node without stiffness in some direction?"));
+    }
     const Eigen::VectorXd sol = lu.solve(rhs);
     if (!sol.allFinite())
         throw RunError(formulation_ +

@@ -58,6 +58,26 @@ class PointSystem final : public NewtonSystem {
     }
     void Update(const Eigen::VectorXd& dx) override { p_.Update(dx, c_); }
     std::string DescribeEquation(int row) const override { return p_.DescribeEquation(row); }
+    /// A differential unknown y'_j enters the residual as y'_j and through y_j = y_pred + c y'_j
+    /// (J = dr/dy' + c dr/dy): s_j = |y'_j| + |y_j| / c. An algebraic one (a multiplier) as
+    /// itself: s_j = |y_j|.
+    void UnknownScales(Eigen::VectorXd& s) const override {
+        const int n = static_cast<int>(p_.pattern().rows());
+        const Eigen::VectorXd& y = p_.y();
+        const Eigen::VectorXd& yp = p_.yp();
+        const std::vector<DofKind>& kinds = p_.dof_kinds();
+        s.resize(n);
+        for (int k = 0; k < n; ++k) {
+            const int j = p_.unknown_dof(k);
+            if (j < 0 || j >= y.size() || j >= yp.size() || j >= static_cast<int>(kinds.size())) {
+                s.resize(0);  // a numbering this estimate does not know
+                return;
+            }
+            s[k] = kinds[j] == DofKind::kAlgebraic || !(c_ > 0.0)
+                       ? std::abs(y[j])
+                       : std::abs(yp[j]) + std::abs(y[j]) / c_;
+        }
+    }
 
   private:
     FirstOrderProblem& p_;

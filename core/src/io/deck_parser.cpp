@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <limits>
 
 #include "mbstep/math/rotation.hpp"
 
@@ -16,6 +16,10 @@ namespace mbstep::detail {
 namespace {
 
 constexpr int kMaxIncludeDepth = 32;
+/// Deepest nesting of drive callers inside drive callers (`drive, g, h`; `array`).
+constexpr int kMaxDriveDepth = 100;
+/// Largest deck or include file read (MBDyn has none; decks are kilobytes to a few megabytes).
+constexpr std::uintmax_t kMaxDeckFileBytes = std::uintmax_t{256} << 20;
 /// Orthogonality tolerance of `matr` orientations: max |R^T R - I|.
 constexpr double kOrthogonalityTolerance = 1e-6;
 
@@ -31,6 +35,14 @@ std::string Format(double v) {
     return buf;
 }
 
+/// An integral value with all its digits (4294967297, not 4.29497e+09).
+std::string FormatIntegral(double v) {
+    if (std::abs(v) >= 1e18) return Format(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
 }  // namespace
 
 DeckParser::DeckParser(const Registry& registry, SymbolTable& symbols, Model& model,
@@ -43,14 +55,47 @@ DeckParser::DeckParser(const Registry& registry, SymbolTable& symbols, Model& mo
 void DeckParser::PushFile(const std::string& path, const SourceLocation* from) {
     if (static_cast<int>(stack_.size()) >= kMaxIncludeDepth)
         Fail(*from, "include files nested too deeply (recursive include?)");
+    // An include must name a regular file: a device (/dev/zero) would be read without end,
+    // a directory reads as nothing. The size cap bounds the memory of one file.
+    auto fail = [&](const std::string& message) {
+        if (from) Fail(*from, "include file '" + path + "': " + message);
+        throw DeckError(SourceLocation{path, 0, 0}, "deck file: " + message);
+    };
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+        if (from) Fail(*from, "cannot open include file '" + path + "'");
+        throw DeckError(SourceLocation{path, 0, 0}, "cannot open deck file");
+    }
+    if (!fs::is_regular_file(st)) {
+        const char* kind = fs::is_directory(st)        ? "a directory"
+                           : fs::is_character_file(st) ? "a character device"
+                           : fs::is_block_file(st)     ? "a block device"
+                           : fs::is_fifo(st)           ? "a pipe"
+                           : fs::is_socket(st)         ? "a socket"
+                                                       : "not a regular file";
+        fail(std::string("not a regular file (") + kind + ")");
+    }
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxDeckFileBytes)
+        fail("larger than the " + std::to_string(kMaxDeckFileBytes >> 20) + " MiB limit (" +
+             std::to_string(size) + " bytes)");
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         if (from) Fail(*from, "cannot open include file '" + path + "'");
         throw DeckError(SourceLocation{path, 0, 0}, "cannot open deck file");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    PushText(ss.str(), path);
+    // Read in chunks, stopping past the cap (the file may grow after its size was taken).
+    std::string text;
+    text.reserve(static_cast<std::size_t>(ec ? 0 : std::min(size, kMaxDeckFileBytes)));
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxDeckFileBytes)
+            fail("larger than the " + std::to_string(kMaxDeckFileBytes >> 20) + " MiB limit");
+    }
+    PushText(std::move(text), path);
 }
 
 void DeckParser::PushText(std::string text, std::string name) {
@@ -273,23 +318,41 @@ double DeckParser::GetReal(std::string_view what) {
     return v.number;
 }
 
-long DeckParser::GetInt(std::string_view what) {
-    const SourceLocation at = Where();
+double DeckParser::ReadIntegral(std::string_view what, const SourceLocation& at) {
     const Value v = GetValue(what, "an integer");
     if (!v.is_numeric()) Fail(at, "expected an integer (" + std::string(what) + "), got a string");
-    if (v.number != std::trunc(v.number) || std::abs(v.number) > 9.0e15)
+    if (v.number != std::trunc(v.number))
         Fail(at, "expected an integer (" + std::string(what) + "), got " + Format(v.number));
+    return v.number;
+}
+
+long DeckParser::GetInt(std::string_view what) {
+    return GetInt(what, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+}
+
+long DeckParser::GetInt(std::string_view what, int min, int max) {
+    const SourceLocation at = Where();
+    const double v = ReadIntegral(what, at);
+    // Compared as doubles: every int is exact, and no out-of-range value is ever converted.
+    if (v < min || v > max)
+        Fail(at, std::string(what) + " must be in " + std::to_string(min) + ".." +
+                     std::to_string(max) + ", got " + FormatIntegral(v));
     FinishArg(what);
-    return static_cast<long>(v.number);
+    return static_cast<long>(v);
 }
 
 long DeckParser::GetLabel(std::string_view what) {
     const SourceLocation at = Where();
-    const long label = GetInt(what);
-    if (label < 0)
-        Fail(at, "a label must be non-negative (" + std::string(what) + " " +
-                     std::to_string(label) + ")");
-    return label;
+    const double v = ReadIntegral(what, at);
+    if (v < 0)
+        Fail(at,
+             "a label must be non-negative (" + std::string(what) + " " + FormatIntegral(v) + ")");
+    if (v > std::numeric_limits<int>::max())
+        Fail(at, std::string(what) + " must be in 0.." +
+                     std::to_string(std::numeric_limits<int>::max()) + ", got " +
+                     FormatIntegral(v));
+    FinishArg(what);
+    return static_cast<long>(v);
 }
 
 bool DeckParser::GetBool(std::string_view what) {
@@ -541,6 +604,14 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
 DrivePtr DeckParser::GetDrive(std::string_view what) {
     SkipSpace();
     const SourceLocation at = Where();
+    // Drives nest (`drive, g, h`, `array, n, ...`): each level is a recursion of the reader.
+    struct DepthGuard {
+        int& depth;
+        ~DepthGuard() { --depth; }
+    } guard{++drive_depth_};
+    if (drive_depth_ > kMaxDriveDepth)
+        Fail(at, "drive callers nested too deeply (at most " + std::to_string(kMaxDriveDepth) +
+                     " levels)");
     if (IsKeyword("reference")) {
         const SourceLocation at_label = Where();
         const long label = GetInt("drive caller label");

@@ -75,7 +75,7 @@ class DeckParser final : public DeckInput {
     void set_evaluation_time(double t) { evaluation_time_ = t; }
     /// Executes the body of a `set:` statement.
     void ReadSet();
-    /// A label (non-negative integer).
+    /// A label (an integer in 0..INT_MAX).
     long GetLabel(std::string_view what);
 
     // --- DeckInput
@@ -86,6 +86,7 @@ class DeckParser final : public DeckInput {
                            const std::vector<std::string>& accepted) override;
     double GetReal(std::string_view what) override;
     long GetInt(std::string_view what) override;
+    long GetInt(std::string_view what, int min, int max) override;
     bool GetBool(std::string_view what) override;
     std::string GetString(std::string_view what) override;
     Vec3 GetVec3(std::string_view what) override;
@@ -140,6 +141,8 @@ class DeckParser final : public DeckInput {
     /// Non-consuming: keyword kw followed by the keyword after (e.g. "scale" + "default").
     bool LooksLikeKeywordPair(std::string_view kw, std::string_view after) const;
     Value GetValue(std::string_view what, const char* expected);
+    /// The next argument as an integral number (not yet range-checked; not consumed past it).
+    double ReadIntegral(std::string_view what, const SourceLocation& at);
     FrameState ReadFramePrefix(const FrameState& rf);
     Mat3 ReadOrientationBody(std::string_view what);
     double GetAngle(std::string_view what, bool degrees);
@@ -156,6 +159,7 @@ class DeckParser final : public DeckInput {
     bool gravity_set_{false};
     SourceLocation gravity_where_;
     double evaluation_time_{0.0};
+    int drive_depth_{0};  ///< GetDrive's recursion (nested drive callers)
 };
 
 }  // namespace mbstep::detail

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -410,11 +411,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                             "' ignored: mbstep solves the initial derivatives exactly (consistent "
                             "accelerations and multipliers at t0)");
     };
-    auto at_least_one = [&](long v, const char* what) {
-        if (v < 1)
-            in_.Fail(at, std::string(what) + " must be at least 1, got " + std::to_string(v));
-        return static_cast<int>(v);
-    };
+    constexpr int kIntMax = std::numeric_limits<int>::max();
     if (Is(key, "initial time")) {
         settings_.initial_time = in_.GetReal("initial time");
         in_.set_evaluation_time(settings_.initial_time);
@@ -451,7 +448,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
     } else if (Is(key, "tolerance")) {
         Tolerance();
     } else if (Is(key, "max iterations")) {
-        s.max_iterations = at_least_one(in_.GetInt("max iterations"), "max iterations");
+        s.max_iterations = static_cast<int>(in_.GetInt("max iterations", 1, kIntMax));
         s.max_iterations_at_most = in_.IsKeyword("at most");
     } else if (Is(key, "modify residual test")) {
         s.modify_residual_test = true;
@@ -465,7 +462,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
     } else if (Is(key, "derivatives max iterations")) {
         warn_derivatives();
         s.derivatives_max_iterations =
-            at_least_one(in_.GetInt("derivatives max iterations"), "derivatives max iterations");
+            static_cast<int>(in_.GetInt("derivatives max iterations", 1, kIntMax));
     } else if (Is(key, "derivatives coefficient")) {
         warn_derivatives();
         // coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
@@ -480,7 +477,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         }
         if (s.derivatives_coefficient_auto) {
             if (in_.IsKeyword("max iterations"))
-                in_.GetInt("derivatives coefficient max iterations");
+                in_.GetInt("derivatives coefficient max iterations", 1, kIntMax);
             if (in_.IsKeyword("factor")) in_.GetReal("derivatives coefficient factor");
         }
     } else if (Is(key, "nonlinear solver")) {
@@ -491,9 +488,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
         if (in_.IsKeyword("true")) {
             s.modified_newton = false;
         } else if (in_.IsKeyword("modified")) {
-            const SourceLocation at_n = in_.Where();
-            const long n = in_.GetInt("modified newton iterations");
-            if (n < 1) in_.Fail(at_n, "modified newton iterations must be at least 1");
+            const long n = in_.GetInt("modified newton iterations", 1, kIntMax);
             s.modified_newton = true;
             s.modified_newton_iterations = static_cast<int>(n);
             while (in_.HasArg()) {
@@ -537,7 +532,7 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                 in_.Warn(at_o, "linear solver matrix handling option ignored");
             } else if (in_.IsKeyword("mt") || in_.IsKeyword("multithread") ||
                        in_.IsKeyword("workspace size") || in_.IsKeyword("block size")) {
-                in_.GetInt("linear solver option value");
+                in_.GetInt("linear solver option value", 0, kIntMax);
                 in_.Warn(at_o, "linear solver option ignored");
             } else if (in_.IsKeyword("pivot factor")) {
                 in_.GetReal("linear solver pivot factor");
@@ -600,16 +595,18 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                 in_.Fail(at_f, "strategy reduction factor must be in (0, 1), got " +
                                    Format(s.strategy_reduction));
             s.strategy_steps_before_reduction =
-                static_cast<int>(in_.GetInt("steps before reduction"));
+                static_cast<int>(in_.GetInt("steps before reduction", 0, kIntMax));
             const SourceLocation at_r = in_.Where();
             s.strategy_raise = in_.GetReal("strategy raise factor");
             if (s.strategy_raise < 1.0)
                 in_.Fail(at_r,
                          "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
-            s.strategy_steps_before_raise = static_cast<int>(in_.GetInt("steps before raise"));
-            s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations"));
+            s.strategy_steps_before_raise =
+                static_cast<int>(in_.GetInt("steps before raise", 0, kIntMax));
+            s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations", 0, kIntMax));
             if (in_.HasArg())
-                s.strategy_max_iterations = static_cast<int>(in_.GetInt("max iterations"));
+                s.strategy_max_iterations =
+                    static_cast<int>(in_.GetInt("max iterations", 0, kIntMax));
         }
     } else if (IsAny(key, {"threads", "output meter", "dummy steps tolerance",
                            "dummy steps max iterations", "dummy steps number", "dummy steps ratio",
@@ -714,8 +711,7 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         if (counts_[c].given)
             in_.Fail(where,
                      "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
-        const long n = in_.GetInt(c);
-        if (n < 0) in_.Fail(at, "'" + c + "' must be non-negative, got " + std::to_string(n));
+        const long n = in_.GetInt(c, 0, std::numeric_limits<int>::max());
         counts_[c] = Count{n, true, where};
         in_.EndStatement(keyword);
         return;
@@ -792,8 +788,7 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                                       "' has no effect: mbstep writes no output of that kind");
         } while (in_.HasArg());
     } else if (Is(key, "output frequency")) {
-        const long n = in_.GetInt("output frequency");
-        if (n < 1) in_.Fail(at, "output frequency must be at least 1, got " + std::to_string(n));
+        const long n = in_.GetInt("output frequency", 1, std::numeric_limits<int>::max());
         settings_.output_every = static_cast<int>(n);
     } else if (Is(key, "output meter")) {
         // Only the `meter` drive: meter, t0, tf | forever [, steps, n].
@@ -803,16 +798,11 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         if (!in_.IsKeyword("forever"))
             settings_.output_until = in_.GetReal("output meter final time");
         if (in_.IsKeyword("steps")) {
-            const SourceLocation at_n = in_.Where();
-            const long n = in_.GetInt("output meter steps");
-            if (n < 1) in_.Fail(at_n, "output meter steps must be at least 1");
+            const long n = in_.GetInt("output meter steps", 1, std::numeric_limits<int>::max());
             settings_.output_every = static_cast<int>(n);
         }
     } else if (Is(key, "output precision")) {
-        const long n = in_.GetInt("output precision");
-        if (n < 1 || n > 17)
-            in_.Fail(at, "output precision must be in 1..17, got " + std::to_string(n));
-        settings_.output_precision = static_cast<int>(n);
+        settings_.output_precision = static_cast<int>(in_.GetInt("output precision", 1, 17));
     } else if (Is(key, "skip initial joint assembly")) {
         settings_.skip_initial_joint_assembly = true;
     } else if (Is(key, "title")) {
@@ -821,9 +811,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         settings_.assembly_tolerance = in_.GetReal("initial assembly tolerance");
         if (settings_.assembly_tolerance < 0.0) in_.Fail(at, "tolerance must be non-negative");
     } else if (Is(key, "max iterations") || Is(key, "max initial iterations")) {
-        const long n = in_.GetInt("initial assembly max iterations");
-        if (n < 0) in_.Fail(at, "max iterations must be non-negative");
-        settings_.assembly_max_iterations = static_cast<int>(n);
+        settings_.assembly_max_iterations = static_cast<int>(
+            in_.GetInt("initial assembly max iterations", 0, std::numeric_limits<int>::max()));
     } else if (Is(key, "initial stiffness")) {
         // initial stiffness: <position stiffness> [, <velocity stiffness>];
         settings_.assembly_position_stiffness = in_.GetReal("initial position stiffness");
@@ -904,7 +893,6 @@ void DeckReader::Nodes(const std::string& key, const std::string& keyword,
 void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
     const SourceLocation at_label = in_.Where();
     const long label = in_.GetLabel("structural node label");
-    if (label > 2147483647L) in_.Fail(at_label, "node label too large");
     const int existing = model_.FindNode(static_cast<int>(label));
     if (existing >= 0)
         in_.Fail(at_label, "structural node " + std::to_string(label) + " is already defined (at " +

@@ -261,6 +261,23 @@ constexpr FunctionInfo kFunctions[] = {
 };
 
 struct ExprNode {
+    ExprNode() = default;
+    ExprNode(const ExprNode&) = delete;
+    ExprNode& operator=(const ExprNode&) = delete;
+    /// Frees the subtree with an explicit stack: a chain `1+1+...` of n terms is a left-deep
+    /// tree of depth n, which recursive destruction would follow down the stack.
+    ~ExprNode() {
+        std::vector<std::unique_ptr<ExprNode>> pending;
+        for (auto& a : args)
+            if (a) pending.push_back(std::move(a));
+        while (!pending.empty()) {
+            std::unique_ptr<ExprNode> n = std::move(pending.back());
+            pending.pop_back();
+            for (auto& a : n->args)
+                if (a) pending.push_back(std::move(a));
+        }  // n is freed here with no children left
+    }
+
     Op op{Op::kConst};
     ValueType type{ValueType::kReal};
     std::size_t offset{0};
@@ -269,6 +286,9 @@ struct ExprNode {
     Fn fn{Fn::kSin};                // kCall
     std::vector<std::unique_ptr<ExprNode>> args;
     bool time_dependent{false};
+    /// The binary operator node whose left operand (args[0]) this node is, else nullptr: the
+    /// evaluators climb a left-deep chain through it instead of recursing down the chain.
+    const ExprNode* parent{nullptr};
 };
 
 }  // namespace detail
@@ -378,30 +398,49 @@ double Apply3(Fn fn, double a, double x, double b) {
 // Evaluation (numeric nodes as double; string nodes as std::string)
 
 std::string EvalString(const ExprNode& n, double t);
+double EvalNumber(const ExprNode& n, double t);
 
-double EvalNumber(const ExprNode& n, double t) {
-    auto arg = [&](int i) { return EvalNumber(*n.args[i], t); };
-    switch (n.op) {
-        case Op::kConst:
-            return n.constant.number;
-        case Op::kVar:
-            if (!n.var->initialized)
-                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
-            return n.var->value.number;
-        case Op::kTime:
-            return t;
-        case Op::kNeg:
-            return -arg(0);
-        case Op::kNot:
-            return arg(0) == 0.0 ? 1.0 : 0.0;
+bool IsBinary(Op op) {
+    switch (op) {
         case Op::kAdd:
-            return arg(0) + arg(1);
         case Op::kSub:
-            return arg(0) - arg(1);
         case Op::kMul:
-            return arg(0) * arg(1);
+        case Op::kDiv:
+        case Op::kPow:
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kGt:
+        case Op::kGe:
+        case Op::kEq:
+        case Op::kNe:
+        case Op::kAnd:
+        case Op::kOr:
+        case Op::kXor:
+            return true;
+        default:
+            return false;
+    }
+}
+
+/// A numeric binary node whose left operand is numeric: its value is ApplyBinary(n, value of
+/// the left operand), so a chain of them is evaluated bottom-up without recursion.
+bool IsNumericLink(const ExprNode& n) {
+    return IsBinary(n.op) && n.type != ValueType::kString && n.args[0]->type != ValueType::kString;
+}
+
+/// The value of binary node n given the value a of its left operand (the right operand is
+/// evaluated here; && and || do not evaluate it when a decides).
+double ApplyBinary(const ExprNode& n, double a, double t) {
+    const ExprNode& right = *n.args[1];
+    switch (n.op) {
+        case Op::kAdd:
+            return a + EvalNumber(right, t);
+        case Op::kSub:
+            return a - EvalNumber(right, t);
+        case Op::kMul:
+            return a * EvalNumber(right, t);
         case Op::kDiv: {
-            const double a = arg(0), b = arg(1);
+            const double b = EvalNumber(right, t);
             if (IsIntegral(n.type)) {
                 if (b == 0.0) throw ExpressionError(n.offset, "integer division by zero");
                 return std::trunc(a / b);
@@ -409,23 +448,18 @@ double EvalNumber(const ExprNode& n, double t) {
             return a / b;
         }
         case Op::kPow: {
-            const double p = std::pow(arg(0), arg(1));
+            const double p = std::pow(a, EvalNumber(right, t));
             return IsIntegral(n.type) ? std::trunc(p) : p;
         }
-        case Op::kLt:
-        case Op::kLe:
-        case Op::kGt:
-        case Op::kGe:
-        case Op::kEq:
-        case Op::kNe: {
-            int c = 0;
-            if (n.args[0]->type == ValueType::kString) {
-                const int s = EvalString(*n.args[0], t).compare(EvalString(*n.args[1], t));
-                c = s < 0 ? -1 : (s > 0 ? 1 : 0);
-            } else {
-                const double a = arg(0), b = arg(1);
-                c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
-            }
+        case Op::kAnd:
+            return (a != 0.0 && EvalNumber(right, t) != 0.0) ? 1.0 : 0.0;
+        case Op::kOr:
+            return (a != 0.0 || EvalNumber(right, t) != 0.0) ? 1.0 : 0.0;
+        case Op::kXor:
+            return ((a != 0.0) != (EvalNumber(right, t) != 0.0)) ? 1.0 : 0.0;
+        default: {  // comparisons of numbers
+            const double b = EvalNumber(right, t);
+            const int c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
             switch (n.op) {
                 case Op::kLt:
                     return c == -1;
@@ -441,12 +475,74 @@ double EvalNumber(const ExprNode& n, double t) {
                     return c != 0;
             }
         }
+    }
+}
+
+double EvalNode(const ExprNode& n, double t);
+
+/// Evaluation with an explicit walk of left-deep chains: down the left operands to the first
+/// node that is not a numeric binary link, then up through `parent`, applying each operator
+/// to the value so far. Recursion happens only into right operands and other children, whose
+/// depth the parser bounds (Parser::kMaxDepth), never along a chain's length.
+double EvalNumber(const ExprNode& n, double t) {
+    if (!IsNumericLink(n)) return EvalNode(n, t);
+    const ExprNode* bottom = &n;
+    while (IsNumericLink(*bottom)) bottom = bottom->args[0].get();
+    double v = EvalNode(*bottom, t);
+    for (const ExprNode* p = bottom->parent;; p = p->parent) {
+        v = ApplyBinary(*p, v, t);
+        if (p == &n) return v;
+    }
+}
+
+double EvalNode(const ExprNode& n, double t) {
+    auto arg = [&](int i) { return EvalNumber(*n.args[i], t); };
+    switch (n.op) {
+        case Op::kConst:
+            return n.constant.number;
+        case Op::kVar:
+            if (!n.var->initialized)
+                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
+            return n.var->value.number;
+        case Op::kTime:
+            return t;
+        case Op::kNeg:
+            return -arg(0);
+        case Op::kNot:
+            return arg(0) == 0.0 ? 1.0 : 0.0;
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kPow:
         case Op::kAnd:
-            return (arg(0) != 0.0 && arg(1) != 0.0) ? 1.0 : 0.0;
         case Op::kOr:
-            return (arg(0) != 0.0 || arg(1) != 0.0) ? 1.0 : 0.0;
         case Op::kXor:
-            return ((arg(0) != 0.0) != (arg(1) != 0.0)) ? 1.0 : 0.0;
+            return ApplyBinary(n, arg(0), t);
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kGt:
+        case Op::kGe:
+        case Op::kEq:
+        case Op::kNe: {
+            if (n.args[0]->type != ValueType::kString) return ApplyBinary(n, arg(0), t);
+            const int s = EvalString(*n.args[0], t).compare(EvalString(*n.args[1], t));
+            const int c = s < 0 ? -1 : (s > 0 ? 1 : 0);
+            switch (n.op) {
+                case Op::kLt:
+                    return c == -1;
+                case Op::kLe:
+                    return c == -1 || c == 0;
+                case Op::kGt:
+                    return c == 1;
+                case Op::kGe:
+                    return c == 1 || c == 0;
+                case Op::kEq:
+                    return c == 0;
+                default:
+                    return c != 0;
+            }
+        }
         case Op::kCall:
             switch (n.args.size()) {
                 case 1:
@@ -488,8 +584,19 @@ std::string EvalString(const ExprNode& n, double t) {
             if (!n.var->initialized)
                 throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
             return n.var->value.text;
-        case Op::kAdd:
-            return EvalString(*n.args[0], t) + EvalString(*n.args[1], t);
+        case Op::kAdd: {
+            // A chain "a" + b + ... is a left-deep tree: walk down its left operands, then
+            // append the right operands on the way up (no recursion along the chain).
+            const ExprNode* bottom = &n;
+            while (bottom->op == Op::kAdd && bottom->type == ValueType::kString &&
+                   bottom->args[0]->type == ValueType::kString && bottom->args[0]->op == Op::kAdd)
+                bottom = bottom->args[0].get();
+            std::string out = EvalString(*bottom->args[0], t);
+            for (const ExprNode* p = bottom;; p = p->parent) {
+                out += EvalString(*p->args[1], t);
+                if (p == &n) return out;
+            }
+        }
         case Op::kCall:
             return EvalString(*n.args[0], t);  // string(x)
         case Op::kAssign: {
@@ -511,8 +618,62 @@ std::string EvalString(const ExprNode& n, double t) {
     throw ExpressionError(n.offset, "internal error: invalid string node");
 }
 
-/// Forward-mode derivative with respect to Time.
+Dual EvalDual(const ExprNode& n, double t);
+
+/// A real arithmetic node that depends on Time: its dual value is ApplyDual(n, dual value of
+/// the left operand). (Other nodes have a zero derivative and are evaluated by EvalNumber.)
+bool IsDualLink(const ExprNode& n) {
+    switch (n.op) {
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kPow:
+            return n.time_dependent && !IsIntegral(n.type) && n.type != ValueType::kString &&
+                   n.args[0]->type != ValueType::kString;
+        default:
+            return false;
+    }
+}
+
+/// Forward-mode rules of the arithmetic operators, given the left operand's dual value a.
+Dual ApplyDual(const ExprNode& n, Dual a, double t) {
+    const Dual b = EvalDual(*n.args[1], t);
+    switch (n.op) {
+        case Op::kAdd:
+            return {a.v + b.v, a.d + b.d};
+        case Op::kSub:
+            return {a.v - b.v, a.d - b.d};
+        case Op::kMul:
+            return {a.v * b.v, a.d * b.v + a.v * b.d};
+        case Op::kDiv:
+            return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)};
+        default: {  // kPow
+            const double p = std::pow(a.v, b.v);
+            double d = 0.0;
+            if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
+            if (b.d != 0.0) d += p * std::log(a.v) * b.d;
+            return {p, d};
+        }
+    }
+}
+
+Dual EvalDualNode(const ExprNode& n, double t);
+
+/// Forward-mode derivative with respect to Time; left-deep chains are walked as in
+/// EvalNumber (down the left operands, up through `parent`).
 Dual EvalDual(const ExprNode& n, double t) {
+    if (!IsDualLink(n)) return EvalDualNode(n, t);
+    const ExprNode* bottom = &n;
+    while (IsDualLink(*bottom)) bottom = bottom->args[0].get();
+    Dual v = EvalDualNode(*bottom, t);
+    for (const ExprNode* p = bottom->parent;; p = p->parent) {
+        v = ApplyDual(*p, v, t);
+        if (p == &n) return v;
+    }
+}
+
+Dual EvalDualNode(const ExprNode& n, double t) {
     if (!n.time_dependent || IsIntegral(n.type)) return {EvalNumber(n, t), 0.0};
     auto arg = [&](int i) { return EvalDual(*n.args[i], t); };
     switch (n.op) {
@@ -522,30 +683,12 @@ Dual EvalDual(const ExprNode& n, double t) {
             const Dual a = arg(0);
             return {-a.v, -a.d};
         }
-        case Op::kAdd: {
-            const Dual a = arg(0), b = arg(1);
-            return {a.v + b.v, a.d + b.d};
-        }
-        case Op::kSub: {
-            const Dual a = arg(0), b = arg(1);
-            return {a.v - b.v, a.d - b.d};
-        }
-        case Op::kMul: {
-            const Dual a = arg(0), b = arg(1);
-            return {a.v * b.v, a.d * b.v + a.v * b.d};
-        }
-        case Op::kDiv: {
-            const Dual a = arg(0), b = arg(1);
-            return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)};
-        }
-        case Op::kPow: {
-            const Dual a = arg(0), b = arg(1);
-            const double p = std::pow(a.v, b.v);
-            double d = 0.0;
-            if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
-            if (b.d != 0.0) d += p * std::log(a.v) * b.d;
-            return {p, d};
-        }
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kPow:
+            return ApplyDual(n, arg(0), t);
         case Op::kCall: {
             if (n.fn == Fn::kToReal) return arg(0);
             if (n.args.size() == 1) {
@@ -852,10 +995,16 @@ class Parser {
     const Token& token() const { return tok_; }
 
   private:
+    /// Bound of the parser's recursion (parentheses, unary operators, '^', calls); chains of
+    /// binary operators are parsed by loops and do not count.
+    static constexpr int kMaxDepth = 200;
     struct DepthGuard {
         explicit DepthGuard(Parser* p) : parser(p) {
-            if (++parser->depth_ > 200)
-                throw ExpressionError(parser->tok_.offset, "expression nested too deeply");
+            if (++parser->depth_ > kMaxDepth)
+                throw ExpressionError(parser->tok_.offset,
+                                      "expression nested too deeply (depth limit " +
+                                          std::to_string(kMaxDepth) +
+                                          ": a parenthesis counts 4, a unary operator 1)");
         }
         ~DepthGuard() { --parser->depth_; }
         Parser* parser;
@@ -989,6 +1138,7 @@ class Parser {
         }
         auto n = MakeNode(op, type, at.offset);
         n->time_dependent = a->time_dependent || b->time_dependent;
+        a->parent = n.get();
         n->args.push_back(std::move(a));
         n->args.push_back(std::move(b));
         return n;

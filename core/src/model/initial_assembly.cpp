@@ -221,9 +221,13 @@ class Assembler {
             solver = MakeLinearSolver("klu");
             solver->Analyze(A);
             if (!solver->Factor(A))
-                throw RunError(
-                    "initial joint assembly: singular system (redundant constraints, or a node "
-                    "held by no penalty?)");
+                throw RunError(SingularSystemMessage(
+                    "initial joint assembly: singular system", A.block(6 * nn, 0, np, 6 * nn),
+                    [&](int row) {
+                        const Row& w = pos_rows_[row];
+                        return ElementRowOwner(*model_.elements()[w.element], w.k);
+                    },
+                    "no redundant constraint rows: a node held by no penalty?"));
             Eigen::VectorXd d = -r;
             solver->Solve(d);
             for (int i = 0; i < nn; ++i) {
@@ -302,9 +306,14 @@ class Assembler {
         auto solver = MakeLinearSolver("klu");
         solver->Analyze(A);
         if (!solver->Factor(A))
-            throw RunError(
-                "initial joint assembly (velocities): singular system (redundant velocity "
-                "constraints?)");
+            throw RunError(SingularSystemMessage(
+                "initial joint assembly (velocities): singular system",
+                A.block(6 * nn, 0, nr, 6 * nn),
+                [&](int row) {
+                    const Row& w = rows[row];
+                    return ElementRowOwner(*model_.elements()[w.element], w.k);
+                },
+                "no redundant constraint rows: a node held by no velocity penalty?"));
         solver->Solve(rhs);
         for (int i = 0; i < nn; ++i) {
             s_[i].v = rhs.segment<3>(6 * i);

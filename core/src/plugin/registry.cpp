@@ -2,12 +2,17 @@
 #include "mbstep/plugin/registry.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -70,6 +75,46 @@ void Registry::Add(FormulationDescriptor d) {
     AddChecked(formulations_, std::move(d), current_library_, "formulation");
 }
 
+void Registry::Merge(Registry&& other) {
+    for (ElementDescriptor& d : other.elements_) {
+        const std::string lib = d.library, prefix = d.statement + ": ";
+        AddChecked(elements_, std::move(d), lib, "element", prefix);
+    }
+    for (DriveDescriptor& d : other.drives_) {
+        const std::string lib = d.library;
+        AddChecked(drives_, std::move(d), lib, "drive");
+    }
+    for (ConstitutiveLawDescriptor& d : other.laws_) {
+        const std::string lib = d.library;
+        AddChecked(laws_, std::move(d), lib, "constitutive law");
+    }
+    for (IntegratorDescriptor& d : other.integrators_) {
+        const std::string lib = d.library;
+        AddChecked(integrators_, std::move(d), lib, "integrator");
+    }
+    for (FormulationDescriptor& d : other.formulations_) {
+        const std::string lib = d.library;
+        AddChecked(formulations_, std::move(d), lib, "formulation");
+    }
+    other = Registry{};
+}
+
+std::vector<std::string> Registry::Keys() const {
+    std::vector<std::string> keys;
+    for (const ElementDescriptor& d : elements_)
+        keys.push_back("element '" + Normalize(d.statement) +
+                       (d.name.empty() ? "" : ": " + Normalize(d.name)) + "'");
+    for (const DriveDescriptor& d : drives_) keys.push_back("drive '" + Normalize(d.name) + "'");
+    for (const ConstitutiveLawDescriptor& d : laws_)
+        keys.push_back("constitutive law '" + Normalize(d.name) + "'");
+    for (const IntegratorDescriptor& d : integrators_)
+        keys.push_back("integrator '" + Normalize(d.name) + "'");
+    for (const FormulationDescriptor& d : formulations_)
+        keys.push_back("formulation '" + Normalize(d.name) + "'");
+    std::sort(keys.begin(), keys.end());
+    return keys;
+}
+
 namespace {
 template <class D>
 const D* FindIn(const std::vector<D>& list, const std::string& name) {
@@ -118,6 +163,56 @@ std::string ExecutableDir() {
     return ec ? std::string{} : p.parent_path().string();
 }
 
+/// The entries of MBSTEP_PLUGIN_PATH, in order.
+std::vector<std::string> EnvironmentEntries() {
+    std::vector<std::string> entries;
+    if (const char* env = std::getenv("MBSTEP_PLUGIN_PATH")) {
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ':'))
+            if (!item.empty()) entries.push_back(item);
+    }
+    return entries;
+}
+
+/// An entry of MBSTEP_PLUGIN_PATH that names a plugin file rather than a folder.
+bool IsExplicitPlugin(const std::string& entry) {
+    std::error_code ec;
+    return !std::filesystem::is_directory(entry, ec) &&
+           std::filesystem::path(entry).extension() == ".so";
+}
+
+/// dlopen + dlsym + mbstep_register into `registry`. Returns false with the loader's error
+/// in *error when the file is not a loadable mbstep plugin (dlopen fails, the entry point is
+/// missing, or the plugin refuses this ABI); exceptions of the registration propagate.
+bool TryLoadPlugin(Registry& registry, const std::string& path, std::string* error) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char* err = dlerror();
+        *error = "cannot load plugin " + path + ": " + (err ? err : "unknown error");
+        return false;
+    }
+    using Entry = int (*)(Registry&, int);
+    dlerror();
+    auto entry = reinterpret_cast<Entry>(dlsym(handle, "mbstep_register"));
+    if (!entry) {
+        const char* err = dlerror();
+        *error = "plugin " + path +
+                 " has no mbstep_register entry point: " + (err ? err : "symbol not found");
+        return false;
+    }
+    registry.set_current_library(std::filesystem::path(path).filename().string());
+    const int rc = entry(registry, kPluginAbi);
+    registry.set_current_library({});
+    if (rc != 0) {
+        *error = "plugin " + path + " refused to register (ABI " + std::to_string(kPluginAbi) +
+                 ", code " + std::to_string(rc) + ")";
+        return false;
+    }
+    // Handles stay open for the life of the process: descriptors hold code of the library.
+    return true;
+}
+
 }  // namespace
 
 std::vector<std::string> PluginSearchPath() {
@@ -136,55 +231,99 @@ std::vector<std::string> PluginSearchPath() {
 #ifdef MBSTEP_INSTALL_PLUGIN_DIR
     if (dirs.empty()) add(MBSTEP_INSTALL_PLUGIN_DIR);
 #endif
-    if (const char* env = std::getenv("MBSTEP_PLUGIN_PATH")) {
-        std::stringstream ss(env);
-        std::string item;
-        while (std::getline(ss, item, ':'))
-            if (!item.empty()) add(item);
-    }
+    for (const std::string& item : EnvironmentEntries()) add(item);
     return dirs;
 }
 
 void LoadPlugin(Registry& registry, const std::string& path) {
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char* err = dlerror();
-        throw RunError("cannot load plugin " + path + ": " + (err ? err : "unknown error"));
-    }
-    using Entry = int (*)(Registry&, int);
-    dlerror();
-    auto entry = reinterpret_cast<Entry>(dlsym(handle, "mbstep_register"));
-    if (!entry) {
-        const char* err = dlerror();
-        throw RunError("plugin " + path +
-                       " has no mbstep_register entry point: " + (err ? err : "symbol not found"));
-    }
-    registry.set_current_library(std::filesystem::path(path).filename().string());
-    const int rc = entry(registry, kPluginAbi);
-    registry.set_current_library({});
-    if (rc != 0)
-        throw RunError("plugin " + path + " refused to register (ABI " +
-                       std::to_string(kPluginAbi) + ", code " + std::to_string(rc) + ")");
-    // Handles stay open for the life of the process: descriptors hold code of the library.
+    std::string error;
+    if (!TryLoadPlugin(registry, path, &error)) throw RunError(error);
 }
 
 void LoadPlugins(Registry& registry) {
+    struct Loaded {
+        std::string path;
+        std::string file;  // name without folder
+        dev_t device;
+        ino_t inode;
+        std::vector<std::string> keys;
+    };
+    std::vector<Loaded> loaded;
+    std::map<std::string, std::string> owner;  // key -> path of the plugin that registered it
+    // Loads `path` unless it is a plugin already loaded; `explicit_request`: failures throw.
+    auto load = [&](const std::string& path, bool explicit_request) {
+        auto skip = [&](const std::string& why) {
+            if (explicit_request) throw RunError(why);
+            registry.AddLoadWarning("plugin " + path + " skipped: " + why);
+        };
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) {
+            if (explicit_request) {  // dlopen's own message for a missing file
+                LoadPlugin(registry, path);
+                return;
+            }
+            return skip(std::string("cannot read it: ") + std::strerror(errno));
+        }
+        if (!S_ISREG(st.st_mode)) return skip("not a regular file");
+        for (const Loaded& l : loaded)
+            if (l.device == st.st_dev && l.inode == st.st_ino) {
+                registry.AddLoadWarning("plugin " + path + " is the same file as " + l.path +
+                                        ": loaded once");
+                return;
+            }
+        Registry scratch;
+        std::string error;
+        if (!TryLoadPlugin(scratch, path, &error)) {
+            if (explicit_request) throw RunError(error);
+            return skip("not an mbstep plugin: " + error);
+        }
+        const std::string file = std::filesystem::path(path).filename().string();
+        std::vector<std::string> keys = scratch.Keys();
+        for (const Loaded& l : loaded)
+            if (l.file == file && l.keys == keys) {
+                registry.AddLoadWarning("plugin " + path + " is the same plugin as " + l.path +
+                                        " (same file name, same registered names): loaded once");
+                return;
+            }
+        for (const std::string& k : keys) {
+            auto it = owner.find(k);
+            if (it != owner.end())
+                throw RunError("two different plugins register " + k + ": " + it->second + " and " +
+                               path + " (remove one from the plugin folders)");
+        }
+        registry.Merge(std::move(scratch));
+        for (const std::string& k : keys) owner[k] = path;
+        loaded.push_back(Loaded{path, file, st.st_dev, st.st_ino, std::move(keys)});
+    };
     for (const std::string& dir : PluginSearchPath()) {
         std::vector<std::string> files;
-        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-            const auto& p = entry.path();
+        std::error_code ec;
+        std::filesystem::directory_iterator it(dir, ec), end;
+        if (ec) {
+            registry.AddLoadWarning("plugin folder " + dir + " skipped: " + ec.message());
+            continue;
+        }
+        for (; it != end; it.increment(ec)) {
+            const auto& p = it->path();
             if (p.extension() == ".so" && p.filename().string().rfind("lib", 0) == 0)
                 files.push_back(p.string());
         }
+        if (ec) registry.AddLoadWarning("plugin folder " + dir + ": " + ec.message());
         std::sort(files.begin(), files.end());
-        for (const std::string& f : files) LoadPlugin(registry, f);
+        for (const std::string& f : files) load(f, false);
     }
+    for (const std::string& entry : EnvironmentEntries())
+        if (IsExplicitPlugin(entry)) load(entry, true);
 }
 
 Registry& GlobalRegistry() {
     static Registry registry;
     static std::once_flag once;
-    std::call_once(once, [] { LoadPlugins(registry); });
+    std::call_once(once, [] {
+        LoadPlugins(registry);
+        for (const std::string& w : registry.load_warnings())
+            std::cerr << "mbstep: warning: " << w << "\n";
+    });
     return registry;
 }
 

@@ -10,6 +10,12 @@
 
 namespace mbstep {
 
+namespace {
+constexpr const char* kDivergedHint =
+    ": the iterates diverged; the time step may be too large for this motion: try a smaller "
+    "time step";
+}  // namespace
+
 NewtonSolver::NewtonSolver(const SolverSettings& s)
     : settings_(s),
       linear_(MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
@@ -22,6 +28,9 @@ void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
     J_ = pattern;
     r_.setZero(pattern.rows());
     dx_.setZero(pattern.rows());
+    dx_sum_.setZero(pattern.rows());
+    scales_.setZero(pattern.cols());  // sized here: a failure path that allocates nothing
+    bound_.setZero(pattern.rows());
     linear_->Analyze(J_);
     jacobian_valid_ = false;
 }
@@ -47,6 +56,57 @@ double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* wors
     return test == ResidualTest::kMinMax ? m : v.norm();
 }
 
+double NewtonSolver::RoundoffEstimate(const NewtonSystem& system, ResidualTest test) {
+    // eps sum_j |J_ij| s_j per equation (NewtonSystem::UnknownScales), in the norm of the
+    // residual test; J_ is the last iteration matrix (its magnitudes are what matter).
+    system.UnknownScales(scales_);
+    if (scales_.size() != J_.cols() || J_.nonZeros() == 0) return -1.0;
+    bound_.setZero(J_.rows());
+    for (int k = 0; k < J_.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(J_, k); it; ++it)
+            bound_[it.row()] += std::abs(it.value()) * scales_[it.col()];
+    bound_ *= std::numeric_limits<double>::epsilon();
+    const double e = Norm(bound_, test, nullptr);
+    return std::isfinite(e) ? e : -1.0;
+}
+
+std::string NewtonSolver::NonConvergenceHint(const NewtonSystem& system, double roundoff,
+                                             double best, int stalled) const {
+    // The unknown the point moved most (its summed corrections), for the step-size hint.
+    int fastest = -1;
+    if (dx_sum_.size() > 0) {
+        Eigen::Index i = 0;
+        if (dx_sum_.cwiseAbs().maxCoeff(&i) > 0.0) fastest = static_cast<int>(i);
+    }
+    std::ostringstream os;
+    const bool known = roundoff >= 0.0;
+    // "Near": within kRoundoffFactor of the estimate (a bound, which the noise of a stalled
+    // residual reaches within a few orders of magnitude).
+    constexpr double kRoundoffFactor = 100.0;
+    if (known && stalled >= 3 && best <= kRoundoffFactor * roundoff) {
+        os << "; the residual has not decreased below " << best << " for the last " << stalled
+           << " iterations, near its round-off level (~" << roundoff
+           << "): a tolerance below the round-off level of these equations cannot be met: "
+              "loosen it";
+        return os.str();
+    }
+    if (stalled >= 3)
+        os << "; the residual has not decreased below " << best << " for the last " << stalled
+           << " iterations";
+    if (known)
+        os << (stalled >= 3 ? ", " : "; ") << "far above its round-off level (~" << roundoff
+           << "): the time step may be too large for this motion: try a smaller time step";
+    else if (stalled >= 3)  // no estimate (NewtonSystem::UnknownScales): both causes
+        os << ": if that is the round-off level of these equations, loosen the tolerance; "
+              "otherwise the time step may be too large for this motion: try a smaller time "
+              "step";
+    else
+        os << "; the time step may be too large for this motion: try a smaller time step";
+    if (fastest >= 0)
+        os << " (the fastest-changing equation: " << system.DescribeEquation(fastest) << ")";
+    return os.str();
+}
+
 void NewtonSolver::AdaptReuse(bool started_with_reuse, int iterations) {
     if (!started_with_reuse) return;  // a fresh start says nothing about reuse
     if (iterations > kAdaptiveIterations) {
@@ -67,9 +127,11 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     }
     const bool started_with_reuse = modified && jacobian_valid_;
     const int max_it = settings_.max_iterations;
+    dx_sum_.setZero();
     double previous = 0.0;
     double best = std::numeric_limits<double>::infinity();
-    int stalled = 0;  // iterations since the residual last halved its best value
+    int stalled = 0;         // iterations since the residual last halved its best value
+    double roundoff = -2.0;  // -2: not estimated yet, -1: unknown (RoundoffEstimate)
     for (int it = 0;; ++it) {
         // The first iteration of a point refactors whenever the factorization is not reused:
         // the Jacobian comes with the residual (one pass over the elements). Only a predictor
@@ -95,10 +157,18 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             best = rn;
             stalled = 0;
         } else {
-            ++stalled;
+            // The round-off level, estimated once per point where the residual first fails to
+            // halve: near the solution when it stalls there, before the state runs away when
+            // Newton diverges (a point that converges quadratically never pays for it).
+            if (++stalled == 1 && roundoff < -1.5) roundoff = RoundoffEstimate(system, test);
         }
         if (std::isnan(rn)) {
             res.message = "non-finite residual in " + system.DescribeEquation(worst_row());
+            // After Newton updates (not at the predictor, where a drive may be at fault) the
+            // iterates ran away.
+            if (it > 0)
+                res.message += " after " + std::to_string(it) + " iteration" +
+                               (it == 1 ? "" : "s") + kDivergedHint;
             return res;
         }
         // Converged on the residual test, or on the solution-increment test when one is set.
@@ -120,12 +190,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             std::ostringstream os;
             os << "no convergence after " << it << " iterations: residual " << rn << " (tolerance "
                << settings_.residual_tolerance << "), worst equation "
-               << system.DescribeEquation(worst_row());
-            if (stalled >= 3 && rn <= 10.0 * best)
-                os << "; the residual has not decreased below " << best << " for the last "
-                   << stalled
-                   << " iterations (a tolerance below the round-off level of these equations "
-                      "cannot be met: loosen it)";
+               << system.DescribeEquation(worst_row())
+               << NonConvergenceHint(system,
+                                     roundoff < -1.5 ? RoundoffEstimate(system, test) : roundoff,
+                                     best, rn <= 10.0 * best ? stalled : 0);
             res.message = os.str();
             return res;
         }
@@ -168,9 +236,11 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             int worst_dx = -1;
             Norm(dx_, ResidualTest::kNorm, &worst_dx);
             res.message = "non-finite Newton increment in " + system.DescribeEquation(worst_dx);
+            if (it > 0) res.message += kDivergedHint;
             return res;
         }
         system.Update(dx_);
+        dx_sum_ += dx_;
         ++res.iterations;
     }
 }

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,34 @@ void AddNodeInvariants(const NodeInertia& inertia, const FrameState& s, Invarian
 
 /// "<statement> <label> (<type>), constraint equation <k+1>" for failure messages.
 std::string DescribeConstraintRow(const Element& e, int k);
+
+/// The rows of a constraint Jacobian G (one row per constraint equation, in equation order)
+/// that are linear combinations of the rows before them: a rank-revealing sparse QR of G^T
+/// with its columns in their natural order, where a column whose Householder pivot falls
+/// below the threshold 20 (m + n) eps max_j |g_j| is dependent on the earlier ones (Davis,
+/// "Algorithm 915, SuiteSparseQR", ACM TOMS 38(1), 2011, p. 8:3; Eigen's SparseQR). Empty when
+/// G has full row rank. For the diagnosis of a singular system only (not on a hot path).
+std::vector<int> DependentConstraintRows(const Eigen::SparseMatrix<double>& G);
+
+/// Who owns a constraint row, for DescribeRedundantRows: e.g. {"joint 3 (revolute hinge)", 2}
+/// for its constraint equation 2 (1-based); equation 0 when the owner text names the row.
+struct ConstraintRowOwner {
+    std::string owner;
+    int equation{0};
+};
+/// "joint 3 (revolute hinge), constraint equations 1, 2, 3; joint 5 (...), constraint equation
+/// 2": the rows grouped by owner, in order.
+std::string DescribeRedundantRows(const std::vector<int>& rows,
+                                  const std::function<ConstraintRowOwner(int)>& owner_of);
+
+/// The message of a singular system with constraint rows G (`what`: e.g. "initial
+/// derivatives: singular system at t = 0"): names the redundant constraint rows when G is row
+/// rank deficient, else `otherwise` (the other causes of that system's singularity).
+std::string SingularSystemMessage(const std::string& what, const Eigen::SparseMatrix<double>& G,
+                                  const std::function<ConstraintRowOwner(int)>& owner_of,
+                                  const std::string& otherwise);
+/// owner_of for the constraint rows of element `e`'s multipliers.
+ConstraintRowOwner ElementRowOwner(const Element& e, int k);
 
 /// An element's multipliers in a formulation: offset in lambda (-1: none) and count.
 struct ElementSlot {

@@ -39,7 +39,19 @@ class DeckInput {
                                    const std::vector<std::string>& accepted) = 0;
 
     virtual double GetReal(std::string_view what) = 0;
+    /// An integer in the range of int (every integer of a deck ends in an int); a value out of
+    /// it fails naming the range instead of wrapping around.
     virtual long GetInt(std::string_view what) = 0;
+    /// An integer in [min, max]; out of range fails with `<what> must be in <min>..<max>, got
+    /// <value>` at the argument.
+    virtual long GetInt(std::string_view what, int min, int max) {
+        const SourceLocation at = Where();
+        const long v = GetInt(what);
+        if (v < min || v > max)
+            Fail(at, std::string(what) + " must be in " + std::to_string(min) + ".." +
+                         std::to_string(max) + ", got " + std::to_string(v));
+        return v;
+    }
     virtual bool GetBool(std::string_view what) = 0;
     /// A double-quoted string.
     virtual std::string GetString(std::string_view what) = 0;

@@ -21,7 +21,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 5;
+inline constexpr int kPluginAbi = 6;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
@@ -139,6 +139,17 @@ class Registry {
     /// Library being loaded (stamped into descriptors added meanwhile).
     void set_current_library(std::string lib) { current_library_ = std::move(lib); }
 
+    /// Adds every descriptor of `other` with its library stamp; a name both define throws
+    /// RunError as Add does.
+    void Merge(Registry&& other);
+    /// Every registered name as "<kind> '<name>'" (elements: "element '<statement>: <name>'"),
+    /// normalised and sorted: what two plugin files are compared by.
+    std::vector<std::string> Keys() const;
+
+    /// What LoadPlugins skipped or loaded once, one line each ("plugin <path>: ...").
+    const std::vector<std::string>& load_warnings() const { return load_warnings_; }
+    void AddLoadWarning(std::string warning) { load_warnings_.push_back(std::move(warning)); }
+
     /// Keys are normalised: lower case, runs of white space collapsed to one space.
     static std::string Normalize(const std::string& name);
 
@@ -149,19 +160,28 @@ class Registry {
     std::vector<IntegratorDescriptor> integrators_;
     std::vector<FormulationDescriptor> formulations_;
     std::string current_library_;
+    std::vector<std::string> load_warnings_;
 };
 
 /// Loads every plugin library (lib*.so) of the built-in directory (<exe dir>/../lib/mbstep,
 /// or the directory of libmbstep_core's install) and of each directory in
-/// MBSTEP_PLUGIN_PATH (':'-separated). A library that fails to load or register is reported
-/// with the loader's error text (RunError).
+/// MBSTEP_PLUGIN_PATH (':'-separated), in that order, each folder's files sorted by name.
+/// Folders hold other libraries too, so a file found there that is not an mbstep plugin (it
+/// does not load: dlopen's error; or it has no mbstep_register) is skipped with a load
+/// warning naming its path and the loader's error. The same plugin found twice (the same
+/// file, or a file of the same name registering the same names) is loaded once, with a
+/// warning naming both paths. Two different plugins registering one name throw RunError
+/// naming both paths. An entry of MBSTEP_PLUGIN_PATH that names a `.so` file rather than a
+/// folder requests that plugin explicitly: if it fails to load, that is a RunError with the
+/// loader's message.
 void LoadPlugins(Registry& registry);
-/// Loads one library file; throws RunError with dlerror() on failure.
+/// Loads one library file (an explicit request); throws RunError with dlerror() on failure.
 void LoadPlugin(Registry& registry, const std::string& path);
 /// The directories searched, in order.
 std::vector<std::string> PluginSearchPath();
 
-/// The process-wide registry with all plugins loaded (loaded on first use).
+/// The process-wide registry with all plugins loaded (loaded on first use; its load warnings
+/// are printed to stderr once, as `mbstep: warning: ...`).
 Registry& GlobalRegistry();
 
 }  // namespace mbstep

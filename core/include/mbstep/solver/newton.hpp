@@ -41,6 +41,12 @@ class NewtonSystem {
     virtual void ScaleForSolve(Eigen::VectorXd& /*rhs*/) const {}
     /// Name of equation row i for failure messages.
     virtual std::string DescribeEquation(int row) const = 0;
+    /// For the failure messages: s_j, the magnitude of the quantity Newton unknown j stands
+    /// for in the residual's terms at the current point, so that eps sum_j |J_ij| s_j
+    /// estimates the round-off of equation i (the bound gamma_{n-1} sum |x_k| of a computed
+    /// sum, Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2).
+    /// Left empty: unknown.
+    virtual void UnknownScales(Eigen::VectorXd& s) const { s.resize(0); }
 };
 
 struct NewtonResult {
@@ -69,10 +75,18 @@ class NewtonSolver {
 
   private:
     double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
+    /// Round-off level of the residual at the system's current point (NewtonSystem::
+    /// UnknownScales with the last iteration matrix), or -1 if the system gives no scales.
+    double RoundoffEstimate(const NewtonSystem& system, ResidualTest test);
+    /// The hint closing a message of non-convergence (newton.cpp).
+    std::string NonConvergenceHint(const NewtonSystem& system, double roundoff, double best,
+                                   int stalled) const;
     SolverSettings settings_;
     std::unique_ptr<LinearSolver> linear_;
     Eigen::SparseMatrix<double> J_;
     Eigen::VectorXd r_, dx_;
+    Eigen::VectorXd dx_sum_;          ///< the point's Newton corrections summed (failure messages)
+    Eigen::VectorXd scales_, bound_;  ///< RoundoffEstimate's work vectors
     void AdaptReuse(bool started_with_reuse, int iterations);
     static constexpr int kAdaptiveIterations = 2;
     static constexpr int kAdaptiveMaxFresh = 64;
