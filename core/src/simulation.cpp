@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -288,165 +289,197 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     const bool auto_chosen_in_start =
         integrator.newton_solver() && integrator.newton_solver()->linear_solver().name() == "auto";
     if (options.write_output) {
-        out = std::make_unique<OutputWriter>(prefix, rs, deck.model, &integrator);
+        out = std::make_unique<OutputWriter>(prefix, rs, deck.model, &integrator,
+                                             options.flush_interval);
         out->WriteLog(ModelSummary(deck, *formulation) + summary.assembly + "\n");
     }
-    // The state at t0 (the .mov/.jnt/.csv line of step 0, and on_step).
-    auto write_t0 = [&] {
-        if (out) {
-            StepStats s0;
-            s0.converged = true;
-            out->WriteStep(0, t0, 0.0, s0, rs.OutputAt(0, t0), *formulation);
-        }
-        if (options.on_step) options.on_step(t0, *formulation);
-    };
-    // `abort after: assembly | derivatives`: the state at t0 is written (the assembled one; the
-    // derivatives are solved above for the first-order formulations), then the run stops.
-    if (rs.abort_after == "assembly" || rs.abort_after == "derivatives" ||
-        rs.abort_after == "dummy steps") {
-        write_t0();
-        summary.failure =
-            "stopped after the " +
-            std::string(rs.abort_after == "assembly" ? "initial assembly" : "initial derivatives") +
-            " (abort after: " + rs.abort_after + ")";
-        summary.final_time = t0;
-        if (out) {
-            out->WriteLog("mbstep: " + summary.failure + "\n");
-            summary.files = out->files();
-        }
-        return summary;
-    }
-
-    integrator.Start(t0, h);
-    // Second-order methods solve the initial accelerations and multipliers in Start.
-    if (!fo) ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
-    // Step 0 is written now, so that its reactions (.jnt) are the initial multipliers of every
-    // method (the second-order ones know them only after Start).
-    write_t0();
-    // Integrators that set their Newton solver up in Start (the Newmark family): what `auto`
-    // chose is known only now.
-    if (out && auto_chosen_in_start)
-        out->WriteLog("linear solver chosen by auto: " +
-                      integrator.newton_solver()->linear_solver().name() + "\n");
-    // `schur`: what solved the multipliers' Schur complement in the end (the block LU, or KLU
-    // after it refused a factorization).
-    auto log_remainder = [&] {
-        const NewtonSolver* ns = integrator.newton_solver();
-        if (!out || !ns) return;
-        const std::string r = ns->linear_solver().remainder_solver();
-        if (!r.empty()) out->WriteLog("schur: Schur complement solved by " + r + "\n");
-    };
-    const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
-    Progress progress(options.progress && !rs.forever, t0, tf);
-    double t = t0;
-    int step = 0;
-    double t_anchor = t0;  // times are t_anchor + k h, exact multiples between step changes
-    int k_anchor = 0;
-    const bool adaptive = integrator.adaptive();
-    double last_error = 0.0;
-    summary.setup_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::vector<int> notify = ElementsNeedingConvergedState(deck.model);
-    const SolverSettings& sf = rs.solver;
-    const double h_min = sf.min_time_step;
-    const double h_max = sf.max_time_step > 0.0 ? sf.max_time_step : rs.time_step;
-    int steps_after_reduction = 0, steps_after_raise = 0;
-    // MBDyn's Solver::NewTimeStep after a converged step (settings.hpp, `strategy`).
-    auto NextStep = [&](double h_now, int iterations) {
-        ++steps_after_reduction;
-        ++steps_after_raise;
-        if (sf.strategy_max_iterations > 0 && iterations > sf.strategy_max_iterations) {
-            steps_after_reduction = 0;
-            return std::max(h_now * sf.strategy_reduction, h_min);
-        }
-        if (iterations <= sf.strategy_min_iterations &&
-            steps_after_reduction > sf.strategy_steps_before_reduction &&
-            steps_after_raise > sf.strategy_steps_before_raise && h_now < h_max) {
-            steps_after_raise = 0;
-            return std::min(h_now * sf.strategy_raise, h_max);
-        }
-        return h_now;
-    };
-    while (t < tf - 1e-9 * h) {
-        if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
-        if (adaptive) {  // the proposal after the last accepted step, clipped to tf
-            if (step > 0) h = AdaptiveStep(integrator, rs.solver, t, step, last_error);
-            h = std::min(h, tf - t);
-        }
-        StepStats st = integrator.Advance(t, h);
-        while (adaptive && st.converged && !st.accepted) {  // error test failed: retry
-            ++summary.rejected_steps;
-            h = AdaptiveStep(integrator, rs.solver, t, step, st.error);
-            h = std::min(h, tf - t);
-            st = integrator.Advance(t, h);
-        }
-        // `strategy: factor` (settings.hpp): retry a failed step with smaller ones while they
-        // stay at or above `min time step` (at most kMaxRetries halvings-worth: a zero `min
-        // time step` must not loop for ever).
-        constexpr int kMaxRetries = 60;
-        const double h_tried = h;
-        int retries = 0;
-        while (!st.converged && sf.strategy_factor && retries < kMaxRetries &&
-               h * sf.strategy_reduction >= h_min) {
-            ++summary.failed_steps;
-            h *= sf.strategy_reduction;
-            ++retries;
-            steps_after_reduction = 0;
-            st = integrator.Advance(t, h);
-        }
-        summary.iterations += st.iterations;
-        summary.factorizations += st.factorizations;
-        if (!st.converged) {
-            log_remainder();
-            const std::string context = formulation->FailureContext();
-            if (!context.empty()) st.failure += "; " + context;
-            summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
-            summary.final_time = t;
-            summary.steps = step;
-            summary.wall_seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            // The step size tried last: the hint of a non-convergence may be a smaller one.
-            std::ostringstream hs;
-            hs << h;
-            const std::string message = "Newton failed at step " + std::to_string(step + 1) +
-                                        " (time step " + hs.str() + "), " + st.failure;
+    // From here on the files exist: whatever stops the run ends them with where and why (they
+    // hold every converged step before it).
+    try {
+        // The state at t0 (the .mov/.jnt/.csv line of step 0, and on_step).
+        auto write_t0 = [&] {
             if (out) {
-                // The files end with where and why the run stopped (they hold every converged
-                // step before it).
-                out->WriteStop("mbstep: stopped: " + message);
+                StepStats s0;
+                s0.converged = true;
+                out->WriteStep(0, t0, 0.0, s0, rs.OutputAt(0, t0), *formulation);
+            }
+            if (options.on_step) options.on_step(t0, *formulation);
+        };
+        // `abort after: assembly | derivatives`: the state at t0 is written (the assembled one; the
+        // derivatives are solved above for the first-order formulations), then the run stops.
+        if (rs.abort_after == "assembly" || rs.abort_after == "derivatives" ||
+            rs.abort_after == "dummy steps") {
+            write_t0();
+            summary.failure = "stopped after the " +
+                              std::string(rs.abort_after == "assembly" ? "initial assembly"
+                                                                       : "initial derivatives") +
+                              " (abort after: " + rs.abort_after + ")";
+            summary.final_time = t0;
+            if (out) {
+                out->WriteLog("mbstep: " + summary.failure + "\n");
                 summary.files = out->files();
             }
-            progress.Done();
-            throw RunError(message);
+            return summary;
         }
-        ++step;
-        if (adaptive) {
-            t = h >= tf - t ? tf : t + h;  // the last step lands on tf exactly
-            last_error = st.error;
-        } else {
-            t = h != h_tried ? t + h : t_anchor + (step - k_anchor) * h;
-            const double h_next = sf.strategy_factor ? NextStep(h, st.iterations) : h;
-            if (h != h_tried || h_next != h) {  // a new step size: times count from here
-                t_anchor = t;
-                k_anchor = step;
+
+        integrator.Start(t0, h);
+        // Second-order methods solve the initial accelerations and multipliers in Start.
+        if (!fo)
+            ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
+        // Step 0 is written now, so that its reactions (.jnt) are the initial multipliers of every
+        // method (the second-order ones know them only after Start).
+        write_t0();
+        // Integrators that set their Newton solver up in Start (the Newmark family): what `auto`
+        // chose is known only now.
+        if (out && auto_chosen_in_start)
+            out->WriteLog("linear solver chosen by auto: " +
+                          integrator.newton_solver()->linear_solver().name() + "\n");
+        // `schur`: what solved the multipliers' Schur complement in the end (the block LU, or KLU
+        // after it refused a factorization).
+        auto log_remainder = [&] {
+            const NewtonSolver* ns = integrator.newton_solver();
+            if (!out || !ns) return;
+            const std::string r = ns->linear_solver().remainder_solver();
+            if (!r.empty()) out->WriteLog("schur: Schur complement solved by " + r + "\n");
+        };
+        const double tf = rs.forever ? std::numeric_limits<double>::infinity() : rs.final_time;
+        Progress progress(options.progress && !rs.forever, t0, tf);
+        double t = t0;
+        int step = 0;
+        double t_anchor = t0;  // times are t_anchor + k h, exact multiples between step changes
+        int k_anchor = 0;
+        const bool adaptive = integrator.adaptive();
+        double last_error = 0.0;
+        summary.setup_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::vector<int> notify = ElementsNeedingConvergedState(deck.model);
+        const SolverSettings& sf = rs.solver;
+        const double h_min = sf.min_time_step;
+        const double h_max = sf.max_time_step > 0.0 ? sf.max_time_step : rs.time_step;
+        int steps_after_reduction = 0, steps_after_raise = 0;
+        // MBDyn's Solver::NewTimeStep after a converged step (settings.hpp, `strategy`).
+        auto NextStep = [&](double h_now, int iterations) {
+            ++steps_after_reduction;
+            ++steps_after_raise;
+            if (sf.strategy_max_iterations > 0 && iterations > sf.strategy_max_iterations) {
+                steps_after_reduction = 0;
+                return std::max(h_now * sf.strategy_reduction, h_min);
             }
-            h = h_next;
+            if (iterations <= sf.strategy_min_iterations &&
+                steps_after_reduction > sf.strategy_steps_before_reduction &&
+                steps_after_raise > sf.strategy_steps_before_raise && h_now < h_max) {
+                steps_after_raise = 0;
+                return std::min(h_now * sf.strategy_raise, h_max);
+            }
+            return h_now;
+        };
+        while (t < tf - 1e-9 * h) {
+            if (rs.abort_after_steps >= 0 && step >= rs.abort_after_steps) break;
+            if (options.stop_request) {  // a signal: stop at this step boundary
+                summary.stop_signal = options.stop_request->load(std::memory_order_relaxed);
+                if (summary.stop_signal) break;
+            }
+            if (adaptive) {  // the proposal after the last accepted step, clipped to tf
+                if (step > 0) h = AdaptiveStep(integrator, rs.solver, t, step, last_error);
+                h = std::min(h, tf - t);
+            }
+            StepStats st = integrator.Advance(t, h);
+            while (adaptive && st.converged && !st.accepted) {  // error test failed: retry
+                ++summary.rejected_steps;
+                h = AdaptiveStep(integrator, rs.solver, t, step, st.error);
+                h = std::min(h, tf - t);
+                st = integrator.Advance(t, h);
+            }
+            // `strategy: factor` (settings.hpp): retry a failed step with smaller ones while
+            // they stay at or above `min time step` (at most kMaxRetries: a zero `min time
+            // step` must not loop for ever).
+            constexpr int kMaxRetries = 60;
+            const double h_tried = h;
+            int retries = 0;
+            while (!st.converged && sf.strategy_factor && retries < kMaxRetries &&
+                   h * sf.strategy_reduction >= h_min) {
+                ++summary.failed_steps;
+                h *= sf.strategy_reduction;
+                ++retries;
+                steps_after_reduction = 0;
+                st = integrator.Advance(t, h);
+            }
+            summary.iterations += st.iterations;
+            summary.factorizations += st.factorizations;
+            if (!st.converged) {
+                log_remainder();
+                const std::string context = formulation->FailureContext();
+                if (!context.empty()) st.failure += "; " + context;
+                summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
+                summary.final_time = t;
+                summary.steps = step;
+                summary.wall_seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                progress.Done();
+                std::ostringstream hs;
+                hs << h;
+                throw RunError("Newton failed at step " + std::to_string(step + 1) +
+                               " (time step " + hs.str() + "), " + st.failure);
+            }
+            ++step;
+            if (adaptive) {
+                t = h >= tf - t ? tf : t + h;  // the last step lands on tf exactly
+                last_error = st.error;
+            } else {
+                t = h != h_tried ? t + h : t_anchor + (step - k_anchor) * h;
+                const double h_next = sf.strategy_factor ? NextStep(h, st.iterations) : h;
+                if (h != h_tried || h_next != h) {  // a new step size: times count from here
+                    t_anchor = t;
+                    k_anchor = step;
+                }
+                h = h_next;
+            }
+            const bool output = rs.OutputAt(step, t);
+            if (out) out->WriteStep(step, t, h, st, output, *formulation);
+            if (options.on_step) options.on_step(t, *formulation);
+            NotifyConverged(deck.model, notify, *formulation, t);
+            progress.Update(t);
         }
-        const bool output = rs.OutputAt(step, t);
-        if (out) out->WriteStep(step, t, h, st, output, *formulation);
-        if (options.on_step) options.on_step(t, *formulation);
-        NotifyConverged(deck.model, notify, *formulation, t);
-        progress.Update(t);
+        progress.Done();
+        log_remainder();
+        summary.steps = step;
+        summary.final_time = t;
+        if (summary.stop_signal) {
+            std::ostringstream os;
+            os << "interrupted by " << SignalName(summary.stop_signal) << " at t = " << t
+               << ", step " << step;
+            summary.failure = os.str();
+            if (out) out->WriteStop("mbstep: stopped: " + summary.failure);
+        } else {
+            summary.completed = true;
+            if (out) out->Flush();
+        }
+        summary.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (out) summary.files = out->files();
+        return summary;
+    } catch (const std::exception& e) {
+        if (out) {
+            try {
+                out->WriteStop("mbstep: stopped: " + std::string(e.what()));
+            } catch (const std::exception&) {  // the files cannot be written: e says more
+            }
+        }
+        throw;
     }
-    progress.Done();
-    log_remainder();
-    summary.completed = true;
-    summary.steps = step;
-    summary.final_time = t;
-    summary.wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (out) summary.files = out->files();
-    return summary;
+}
+
+std::string SignalName(int signal) {
+    switch (signal) {
+        case SIGINT:
+            return "SIGINT";
+        case SIGTERM:
+            return "SIGTERM";
+        case SIGHUP:
+            return "SIGHUP";
+        default:
+            return "signal " + std::to_string(signal);
+    }
 }
 
 std::string Describe(const RunSummary& s) {

@@ -310,16 +310,15 @@ double Beam<N>::PotentialEnergy(const ElementContext& ctx) const {
 template <int N>
 void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     const int p = static_cast<int>(os.precision());
-    thread_local std::string line;  // no allocation per line after the first
-    line.clear();
-    AppendNumber(line, label());
+    char line[24 + 6 * kPoints * (kMaxNumberChars + 1)];
+    char* o = FormatNumber(line, static_cast<long>(label()));
     for (int e = 0; e < kPoints; ++e) {
         const SectionState s = Section(ctx, e);
-        AppendVector3(line, s.Fs, p);
-        AppendVector3(line, s.Ms, p);
+        o = FormatVector3(o, s.Fs, p);
+        o = FormatVector3(o, s.Ms, p);
     }
-    line.push_back('\n');
-    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+    *o++ = '\n';
+    os.write(line, o - line);
 }
 
 template <int N>

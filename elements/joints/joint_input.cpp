@@ -62,12 +62,11 @@ void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3
                     const Vec3& M) {
     const Vec3 Fl = R_joint.transpose() * F, Ml = R_joint.transpose() * M;
     const int p = static_cast<int>(os.precision());
-    thread_local std::string line;  // no allocation per line after the first
-    line.clear();
-    AppendNumber(line, label);
-    for (const Vec3* v : {&Fl, &Ml, &F, &M}) AppendVector3(line, *v, p);
-    line.push_back('\n');
-    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+    char line[24 + 12 * (kMaxNumberChars + 1)];
+    char* o = FormatNumber(line, static_cast<long>(label));
+    for (const Vec3* v : {&Fl, &Ml, &F, &M}) o = FormatVector3(o, *v, p);
+    *o++ = '\n';
+    os.write(line, o - line);
 }
 
 }  // namespace mbstep::joints

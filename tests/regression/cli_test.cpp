@@ -155,3 +155,28 @@ TEST_CASE(
     CHECK(Slurp(err).rfind("mbstep: error: cannot load plugin " + broken + ": ", 0) == 0);
     fs::remove_all(dir);
 }
+
+TEST_CASE("mbstep run: --flush-interval changes when files are written, not what; --no-output") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_flush";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string deck = SourcePath("examples/heavy-top/heavy-top.mbd");
+    const std::string every = (dir / "every").string(), timed = (dir / "timed").string();
+    REQUIRE(Shell(kExe + " run " + deck + " -o " + every +
+                  " --flush-interval 0 --final-time 0.5 --quiet > /dev/null") == 0);
+    REQUIRE(Shell(kExe + " run " + deck + " -o " + timed +
+                  " --final-time 0.5 --quiet > /dev/null") == 0);
+    for (const char* ext : {".mov", ".out", ".log", ".csv", ".jnt"}) {
+        INFO(ext);
+        CHECK(!Slurp(every + ext).empty());
+        CHECK(Slurp(every + ext) == Slurp(timed + ext));
+    }
+    CHECK(Shell(kExe + " run " + deck + " -o " + (dir / "none").string() +
+                " --no-output --final-time 0.01 --quiet > /dev/null") == 0);
+    CHECK(!fs::exists(dir / "none.out"));
+    CHECK(!fs::exists(dir / "none.mov"));
+    CHECK(!fs::exists(dir / "none.log"));
+    CHECK(Shell(kExe + " run " + deck + " -o " + (dir / "bad").string() +
+                " --flush-interval -1 2> /dev/null") == 2);
+    fs::remove_all(dir);
+}

@@ -2,9 +2,13 @@
 // kinds write again (MBDyn input manual, control data "Default Output").
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
@@ -111,4 +115,149 @@ TEST_CASE("the first .jnt line has the initial reactions with second-order metho
     CHECK(label == 1);
     // Global force on the node (columns 8-10): +9.81 along z holds the weight.
     CHECK(v[8] == doctest::Approx(9.81).epsilon(1e-6));
+}
+
+namespace {
+std::string Slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+int CountLines(const std::string& text) {
+    int n = 0;
+    for (char c : text) n += c == '\n';
+    return n;
+}
+// Deck2 run for 20 steps of 1e-3.
+std::string Deck20() {
+    std::string text = Deck2("");
+    const std::string from = "final time: 0.002;", to = "final time: 0.02;";
+    text.replace(text.find(from), from.size(), to);
+    return text;
+}
+}  // namespace
+
+TEST_CASE("output files are written together at step boundaries, as the flush interval says") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_output_options";
+    fs::create_directories(dir);
+    const std::string prefix = (dir / "flush").string();
+    // Interval 0: after every step, each file on disk ends on that step (2 nodes in .mov, the
+    // rod and the clamp in .jnt, the beam in .act).
+    {
+        Deck deck = ReadDeckText(Deck20(), "flush.mbd", GlobalRegistry());
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        opt.flush_interval = 0.0;
+        int step = 0, checked = 0;
+        opt.on_step = [&](double, const Formulation&) {
+            const std::string out = Slurp(prefix + ".out");
+            CHECK(CountLines(out) == step + 2);  // header, steps 0..step
+            const std::string last = out.substr(out.rfind('\n', out.size() - 2) + 1);
+            CHECK(last.rfind("Step " + std::to_string(step) + " ", 0) == 0);
+            CHECK(CountLines(Slurp(prefix + ".mov")) == 2 * (step + 1));
+            CHECK(CountLines(Slurp(prefix + ".jnt")) == 2 * (step + 1));
+            CHECK(CountLines(Slurp(prefix + ".act")) == step + 1);
+            CHECK(CountLines(Slurp(prefix + ".csv")) == step + 2);
+            ++step;
+            ++checked;
+        };
+        REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+        CHECK(checked == 21);
+    }
+    const std::string every = Slurp(prefix + ".mov") + Slurp(prefix + ".out") +
+                              Slurp(prefix + ".jnt") + Slurp(prefix + ".act") +
+                              Slurp(prefix + ".csv") + Slurp(prefix + ".log");
+    // An interval longer than the run: during the run the files hold what was written before
+    // the first step (the headers, the model summary), at the end everything, byte for byte as
+    // with interval 0.
+    {
+        Deck deck = ReadDeckText(Deck20(), "flush.mbd", GlobalRegistry());
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        opt.flush_interval = 1e9;
+        int checked = 0;
+        opt.on_step = [&](double, const Formulation&) {
+            CHECK(Slurp(prefix + ".out") == "# Step Time TStep NIter ResErr SolErr SolConv Out\n");
+            CHECK(Slurp(prefix + ".mov").empty());
+            CHECK(Slurp(prefix + ".jnt").empty());
+            CHECK(CountLines(Slurp(prefix + ".csv")) == 1);
+            ++checked;
+        };
+        REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+        CHECK(checked == 21);
+    }
+    CHECK(Slurp(prefix + ".mov") + Slurp(prefix + ".out") + Slurp(prefix + ".jnt") +
+              Slurp(prefix + ".act") + Slurp(prefix + ".csv") + Slurp(prefix + ".log") ==
+          every);
+}
+
+TEST_CASE("a stop request ends the run at the next step boundary with the stop mark") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_output_options";
+    fs::create_directories(dir);
+    const std::string prefix = (dir / "request").string();
+    Deck deck = ReadDeckText(Deck20(), "request.mbd", GlobalRegistry());
+    std::atomic<int> stop{0};
+    RunOptions opt;
+    opt.output_prefix = prefix;
+    opt.progress = false;
+    opt.stop_request = &stop;
+    int calls = 0;
+    opt.on_step = [&](double, const Formulation&) {
+        if (++calls == 6) stop = SIGINT;  // after step 5 (the first call is step 0)
+    };
+    const RunSummary s = Run(deck, opt, GlobalRegistry());
+    CHECK_FALSE(s.completed);
+    CHECK(s.stop_signal == SIGINT);
+    CHECK(s.steps == 5);
+    CHECK(s.failure == "interrupted by SIGINT at t = 0.005, step 5");
+    CHECK(Describe(s).find("(interrupted by SIGINT at t = 0.005, step 5)") != std::string::npos);
+    const std::string out = Slurp(prefix + ".out");
+    CHECK(CountLines(out) == 8);  // header, steps 0..5, the mark
+    CHECK(out.find("\nStep 5 0.005 ") != std::string::npos);
+    CHECK(out.substr(out.rfind('\n', out.size() - 2) + 1) ==
+          "# mbstep: stopped: interrupted by SIGINT at t = 0.005, step 5\n");
+    const std::string log = Slurp(prefix + ".log");
+    CHECK(log.substr(log.rfind('\n', log.size() - 2) + 1) ==
+          "mbstep: stopped: interrupted by SIGINT at t = 0.005, step 5\n");
+    CHECK(CountLines(Slurp(prefix + ".mov")) == 2 * 6);
+    CHECK(CountLines(Slurp(prefix + ".csv")) == 1 + 6);
+    CHECK(SignalName(SIGTERM) == "SIGTERM");
+    CHECK(SignalName(SIGUSR1) == "signal " + std::to_string(SIGUSR1));
+}
+
+TEST_CASE("a run stopped by step-size control ends its files with where and why") {
+    // examples/free-rigid-body with dopri5 at 1e-10: its first proposal is below the
+    // `min time step` of 5e-3 (AdaptiveStep, simulation.cpp).
+    const fs::path dir = fs::temp_directory_path() / "mbstep_output_options";
+    fs::create_directories(dir);
+    const std::string prefix = (dir / "adaptive").string();
+    const Registry& reg = GlobalRegistry();
+    Deck deck =
+        ReadDeck(std::string(MBSTEP_SOURCE_DIR) + "/examples/free-rigid-body/deck.mbd", reg);
+    std::string name;
+    deck.integrator = MakeIntegrator("dopri5, 1e-10, 1e-10", reg, &name);
+    deck.method_name = name;
+    deck.settings.method_text = "dopri5, 1e-10, 1e-10";
+    deck.settings.formulation = "lie group";
+    deck.settings.time_step = 1e-2;
+    deck.settings.final_time = 0.5;
+    deck.settings.solver.min_time_step = 5e-3;
+    RunOptions opt;
+    opt.output_prefix = prefix;
+    opt.progress = false;
+    std::string message;
+    try {
+        Run(deck, opt, reg);
+    } catch (const RunError& e) {
+        message = e.what();
+    }
+    REQUIRE(message.find("below the deck's `min time step`") != std::string::npos);
+    const std::string out = Slurp(prefix + ".out");
+    CHECK(out.substr(out.rfind('\n', out.size() - 2) + 1) ==
+          "# mbstep: stopped: " + message + "\n");
+    const std::string log = Slurp(prefix + ".log");
+    CHECK(log.find("mbstep: stopped: " + message + "\n") != std::string::npos);
 }

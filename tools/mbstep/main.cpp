@@ -1,12 +1,15 @@
 // mbstep — command-line front end.
 //   mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]
-//              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] [--quiet]
+//              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output]
+//              [--flush-interval SECONDS] [--threads N] [--quiet]
 //   mbstep plugins [--markdown]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
 //   mbstep study convergence|work-precision DECK --methods METHOD... --steps H... [...]
 //              (study.hpp)
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -29,8 +32,8 @@ namespace {
 
 const char* kUsage =
     "usage: mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]\n"
-    "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--threads N] "
-    "[--quiet]\n"
+    "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output]\n"
+    "                  [--flush-interval SECONDS] [--threads N] [--quiet]\n"
     "       mbstep plugins [--markdown]\n"
     "       mbstep manual            (the input manual, docs/input.md, in Markdown)\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
@@ -320,6 +323,28 @@ int Plugins(const std::vector<std::string>& args) {
     return 0;
 }
 
+// SIGINT/SIGTERM during `run`: the handler only stores the signal; the run stops at the next
+// step boundary, ends its files with the stop mark, and the process exits with 128 + the
+// signal number, as a shell reports a process killed by it. The handler is reset when it runs
+// (SA_RESETHAND), so a second signal kills at once; a signal ignored at startup (a background
+// job of a non-interactive shell) stays ignored.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void OnStopSignal(int signal) { g_stop_signal.store(signal, std::memory_order_relaxed); }
+
+void InstallStopHandlers() {
+    for (int signal : {SIGINT, SIGTERM}) {
+        struct sigaction old {};
+        if (sigaction(signal, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        struct sigaction sa {};
+        sa.sa_handler = OnStopSignal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(signal, &sa, nullptr);
+    }
+}
+
 int RunCommand(const std::vector<std::string>& args) {
     po::options_description opts("mbstep run options");
     opts.add_options()("method", po::value<std::string>(),
@@ -332,7 +357,9 @@ int RunCommand(const std::vector<std::string>& args) {
         "tolerance", po::value<double>(),
         "Newton residual tolerance (overrides the deck's tolerance:)")(
         "output,o", po::value<std::string>(),
-        "output prefix (default: the deck path without .mbd)")(
+        "output prefix (default: the deck path without .mbd)")("no-output", "write no output file")(
+        "flush-interval", po::value<double>()->default_value(1.0),
+        "seconds of wall time between writes of the output files (0: after every step)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
         "quiet,q", "no progress bar")("deck", po::value<std::string>(), "input deck");
     po::positional_options_description pos;
@@ -387,9 +414,17 @@ int RunCommand(const std::vector<std::string>& args) {
         return 2;
     }
     options.progress = !vm.count("quiet");
+    options.write_output = !vm.count("no-output");
+    options.flush_interval = vm["flush-interval"].as<double>();
+    if (!(options.flush_interval >= 0.0)) {
+        std::cerr << "mbstep run: --flush-interval must be zero or positive\n";
+        return 2;
+    }
+    options.stop_request = &g_stop_signal;
+    InstallStopHandlers();
     const RunSummary s = Run(deck, options, registry);
     std::cout << Describe(s) << "\n";
-    return 0;
+    return s.stop_signal ? 128 + s.stop_signal : 0;
 }
 
 }  // namespace

@@ -124,6 +124,15 @@ const char* kOutputs = R"(## Output files
 | `.jnt` | joint and spring reactions (MBDyn's layout: label, force and couple in the joint frame, then global) |
 | `.act` | beam section forces: label, then F and M of each evaluation point in its section frame |
 | `.csv` | time, kinetic, potential, total energy, momentum, angular momentum, constraint violation, iterations |
+
+The files are written together, at a step boundary, every `--flush-interval` seconds of wall
+time (default 1; 0: after every step), when their buffers reach 1 MiB, and when the run ends or
+stops; every file then ends on the same complete step. A run stopped by an error, or by SIGINT
+or SIGTERM (at the next step boundary), ends its `.out` with `# mbstep: stopped: <why>` and its
+`.log` with the same message (`interrupted by SIGINT at t = ..., step N`); `mbstep run` then
+exits with 1, or 130 (SIGINT) and 143 (SIGTERM); the same signal again kills it at once. A run
+killed without a chance to stop (SIGKILL, power loss) loses at most the steps of the last
+interval, and a file being written at that moment may end on an earlier step or a partial line.
 )";
 
 std::string Cell(std::string s) {

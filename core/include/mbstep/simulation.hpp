@@ -1,6 +1,7 @@
 // mbstep — running a deck: formulation + integrator + writers (MBDyn's Solver::Run).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -15,6 +16,14 @@ struct RunOptions {
     int threads{1};
     bool progress{true};  ///< progress bar on stderr
     bool write_output{true};
+    /// Seconds of wall time between writes of the output buffers (OutputWriter); <= 0: after
+    /// every step. A run killed without a chance to stop (SIGKILL, power loss) loses at most
+    /// the steps of the last interval; every file ends on the same complete step.
+    double flush_interval{1.0};
+    /// When set and nonzero (a signal number, stored by a signal handler or another thread),
+    /// the run stops at the next step boundary: its files end with the stop mark and Run
+    /// returns with stop_signal set.
+    const std::atomic<int>* stop_request{nullptr};
     /// Called after every converged step (tests, studies): time and the formulation.
     std::function<void(double, const class Formulation&)> on_step;
 };
@@ -34,6 +43,8 @@ struct RunSummary {
     std::string method;
     std::string formulation;
     std::string failure;
+    /// The signal number of RunOptions::stop_request that stopped the run (0: none).
+    int stop_signal{0};
     std::vector<std::string> files;
     /// What the initial joint assembly did (InitialAssemblyReport::Describe), and whether it
     /// moved anything.
@@ -42,11 +53,14 @@ struct RunSummary {
 };
 
 /// Runs the deck to its final time. Throws RunError when a step cannot be completed (the
-/// message names the time, the step and the worst equation); output files written so far
-/// stay valid (flushed per step).
+/// message names the time, the step and the worst equation); the output files then hold every
+/// converged step and end with `# mbstep: stopped: <message>` (.out) and the message (.log).
 RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry);
 
 /// One paragraph describing a finished run.
 std::string Describe(const RunSummary& s);
+
+/// "SIGINT", "SIGTERM", ... or "signal N".
+std::string SignalName(int signal);
 
 }  // namespace mbstep

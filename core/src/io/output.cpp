@@ -1,16 +1,23 @@
 #include "mbstep/io/output.hpp"
 
-#include <iomanip>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep {
 
-void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int precision) {
+namespace {
+
+/// The orientation columns at o (up to 9 numbers, a space before each); returns the end.
+char* WriteOrientation(char* o, const Mat3& R, OrientationOutput kind, int precision) {
     constexpr double kDeg = 180.0 / M_PI;
     Vec3 a = Vec3::Zero();
-    switch (o) {
+    switch (kind) {
         case OrientationOutput::kEuler123:
             a = Euler123FromRotation(R) * kDeg;
             break;
@@ -26,16 +33,36 @@ void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int
         case OrientationOutput::kOrientationMatrix:
             for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j) {
-                    if (i + j) out.push_back(' ');
-                    AppendNumber(out, R(i, j), precision);
+                    *o++ = ' ';
+                    o = FormatNumber(o, R(i, j), precision);
                 }
-            return;
+            return o;
     }
-    AppendNumber(out, a.x(), precision);
-    out.push_back(' ');
-    AppendNumber(out, a.y(), precision);
-    out.push_back(' ');
-    AppendNumber(out, a.z(), precision);
+    return FormatVector3(o, a, precision);
+}
+
+/// Room for a .mov line: a label and at most 18 numbers with their spaces.
+constexpr int kMovLineChars = 24 + 18 * (kMaxNumberChars + 1) + 1;
+
+// label x y z  orientation  vx vy vz  wx wy wz
+void AppendMovLine(std::string& out, int label, const FrameState& s, OrientationOutput kind,
+                   int precision) {
+    char line[kMovLineChars];
+    char* o = FormatNumber(line, static_cast<long>(label));
+    o = FormatVector3(o, s.x, precision);
+    o = WriteOrientation(o, s.R, kind, precision);
+    o = FormatVector3(o, s.v, precision);
+    o = FormatVector3(o, s.w, precision);
+    *o++ = '\n';
+    out.append(line, static_cast<size_t>(o - line));
+}
+
+}  // namespace
+
+void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int precision) {
+    char buf[9 * (kMaxNumberChars + 1)];
+    const char* end = WriteOrientation(buf, R, o, precision);
+    out.append(buf + 1, static_cast<size_t>(end - buf - 1));  // without the first space
 }
 
 std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision) {
@@ -44,27 +71,28 @@ std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision)
     return s;
 }
 
-namespace {
-// label x y z  orientation  vx vy vz  wx wy wz
-void AppendMovLine(std::string& out, int label, const FrameState& s, OrientationOutput o,
-                   int precision) {
-    AppendNumber(out, label);
-    AppendVector3(out, s.x, precision);
-    out.push_back(' ');
-    AppendOrientation(out, s.R, o, precision);
-    AppendVector3(out, s.v, precision);
-    AppendVector3(out, s.w, precision);
-    out.push_back('\n');
+std::streamsize OutputWriter::AppendBuf::xsputn(const char* p, std::streamsize n) {
+    s_.append(p, static_cast<size_t>(n));
+    return n;
 }
-}  // namespace
+
+OutputWriter::AppendBuf::int_type OutputWriter::AppendBuf::overflow(int_type c) {
+    if (!traits_type::eq_int_type(c, traits_type::eof()))
+        s_.push_back(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+}
 
 OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& settings,
-                           const Model& model, const Integrator* integrator)
-    : settings_(settings), model_(model), integrator_(integrator) {
-    mov_ = Open(prefix + ".mov");
-    out_ = Open(prefix + ".out");
-    log_ = Open(prefix + ".log");
-    csv_ = Open(prefix + ".csv");
+                           const Model& model, const Integrator* integrator, double flush_interval)
+    : settings_(settings),
+      model_(model),
+      integrator_(integrator),
+      interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(flush_interval > 0.0 ? flush_interval : 0.0))) {
+    mov_ = &Open(prefix + ".mov");
+    out_ = &Open(prefix + ".out");
+    log_ = &Open(prefix + ".log");
+    csv_ = &Open(prefix + ".csv");
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
@@ -77,112 +105,148 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
         while (k < static_cast<int>(element_ext_.size()) && element_ext_[k] != ext) ++k;
         if (k == static_cast<int>(element_ext_.size())) {
             element_ext_.push_back(ext);
-            element_out_.push_back(std::make_unique<std::ofstream>(Open(prefix + "." + ext)));
+            element_buf_.push_back(std::make_unique<AppendBuf>(Open(prefix + "." + ext).buffer));
+            element_out_.push_back(std::make_unique<std::ostream>(element_buf_.back().get()));
+            element_out_.back()->precision(settings.output_precision);
         }
         element_file_.push_back(k);
     }
-    out_ << "# Step Time TStep NIter ResErr SolErr SolConv Out\n";
-    csv_ << "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations";
+    out_->buffer += "# Step Time TStep NIter ResErr SolErr SolConv Out\n";
+    csv_->buffer +=
+        "time,kinetic,potential,energy,px,py,pz,lx,ly,lz,constraint_violation,iterations";
     std::string columns;
     if (integrator_)
         for (const auto& [name, meaning] : integrator_->ExtraCsvColumns()) {
-            csv_ << ',' << name;
+            csv_->buffer += ',' + name;
             columns += ".csv column " + name + ": " + meaning + "\n";
         }
-    csv_ << '\n';
+    csv_->buffer += '\n';
     pending_log_ = columns;  // after the model summary (the first WriteLog)
-    out_.flush();
-    csv_.flush();
+    deadline_ = std::chrono::steady_clock::now() + interval_;
 }
 
-std::ofstream OutputWriter::Open(const std::string& path) {
-    std::ofstream f(path);
-    if (!f) throw RunError("cannot open output file " + path);
+OutputWriter::~OutputWriter() {
+    try {
+        Flush();
+    } catch (const std::exception&) {  // a destructor does not throw; Flush reported it before
+    }
+    for (const auto& f : open_)
+        if (f->fd >= 0) ::close(f->fd);
+}
+
+OutputWriter::File& OutputWriter::Open(const std::string& path) {
+    auto f = std::make_unique<File>();
+    f->path = path;
+    f->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0) throw RunError("cannot open output file " + path + ": " + std::strerror(errno));
     files_.push_back(path);
-    return f;
+    open_.push_back(std::move(f));
+    return *open_.back();
+}
+
+void OutputWriter::Flush() {
+    for (const auto& f : open_) {
+        const char* p = f->buffer.data();
+        size_t left = f->buffer.size();
+        while (left > 0) {
+            const ssize_t n = ::write(f->fd, p, left);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+                f->buffer.erase(0, f->buffer.size() - left);
+                throw RunError("cannot write output file " + f->path + ": " + why);
+            }
+            p += n;
+            left -= static_cast<size_t>(n);
+        }
+        f->buffer.clear();
+    }
+    deadline_ = std::chrono::steady_clock::now() + interval_;
 }
 
 void OutputWriter::WriteStop(const std::string& message) {
-    out_ << "# " << message << "\n";
-    out_.flush();
+    out_->buffer += "# " + message + "\n";
     WriteLog(message + "\n");
 }
 
 void OutputWriter::WriteLog(const std::string& text) {
-    log_ << text << pending_log_;
+    log_->buffer += text;
+    log_->buffer += pending_log_;
     pending_log_.clear();
-    log_.flush();
+    Flush();
 }
 
 void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& stats, bool output,
                              const Formulation& f) {
     const int p = settings_.output_precision;
-    line_.clear();
-    line_ += "Step ";
-    AppendNumber(line_, static_cast<long>(step));
-    line_.push_back(' ');
-    AppendNumber(line_, t, p);
-    line_.push_back(' ');
-    AppendNumber(line_, dt, p);
-    line_.push_back(' ');
-    AppendNumber(line_, static_cast<long>(stats.iterations));
-    line_.push_back(' ');
-    AppendNumber(line_, stats.residual, p);
-    line_.push_back(' ');
-    AppendNumber(line_, stats.solution, p);
-    line_ += settings_.solver.solution_tolerance > 0 &&
-                     stats.solution <= settings_.solver.solution_tolerance
-                 ? " 1 "
-                 : " 0 ";
-    line_ += output ? "1\n" : "0\n";
-    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
-    out_.flush();
-    if (!output) return;
-    const auto& states = f.node_states();
-    line_.clear();
-    for (size_t i = 0; i < states.size(); ++i) {
-        const StructuralNode& n = model_.nodes()[i];
-        if (n.output) AppendMovLine(line_, n.label, states[i], n.orientation_output, p);
-    }
-    // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
-    for (const DummyNode& n : model_.dummy_nodes())
-        if (n.output) AppendMovLine(line_, n.label, n.Evaluate(states), n.orientation_output, p);
-    mov_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
-    mov_.flush();
-    if (!element_out_.empty()) {
-        const auto& elems = model_.elements();
-        for (auto& os : element_out_) *os << std::setprecision(p);
-        for (size_t e = 0; e < elems.size(); ++e) {
-            if (element_file_[e] < 0) continue;
-            node_ptrs_.clear();
-            for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
-            ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
-                               model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
-            elems[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
+    char line[512];  // the .out line, then the .csv line
+    char* o = line;
+    std::memcpy(o, "Step ", 5);
+    o = FormatNumber(o + 5, static_cast<long>(step));
+    *o++ = ' ';
+    o = FormatNumber(o, t, p);
+    *o++ = ' ';
+    o = FormatNumber(o, dt, p);
+    *o++ = ' ';
+    o = FormatNumber(o, static_cast<long>(stats.iterations));
+    *o++ = ' ';
+    o = FormatNumber(o, stats.residual, p);
+    *o++ = ' ';
+    o = FormatNumber(o, stats.solution, p);
+    const bool converged = settings_.solver.solution_tolerance > 0 &&
+                           stats.solution <= settings_.solver.solution_tolerance;
+    std::memcpy(o, converged ? " 1 " : " 0 ", 3);
+    o += 3;
+    *o++ = output ? '1' : '0';
+    *o++ = '\n';
+    out_->buffer.append(line, static_cast<size_t>(o - line));
+    if (output) {
+        const auto& states = f.node_states();
+        std::string& mov = mov_->buffer;
+        for (size_t i = 0; i < states.size(); ++i) {
+            const StructuralNode& n = model_.nodes()[i];
+            if (n.output) AppendMovLine(mov, n.label, states[i], n.orientation_output, p);
         }
-        for (auto& os : element_out_) os->flush();
-    }
-    const Invariants inv = f.ComputeInvariants();
-    line_.clear();
-    for (double v :
-         {t, inv.kinetic, inv.potential, inv.kinetic + inv.potential, inv.momentum.x(),
-          inv.momentum.y(), inv.momentum.z(), inv.angular_momentum.x(), inv.angular_momentum.y(),
-          inv.angular_momentum.z(), inv.constraint_violation}) {
-        AppendNumber(line_, v, 12);
-        line_.push_back(',');
-    }
-    AppendNumber(line_, static_cast<long>(stats.iterations));
-    if (integrator_) {
-        extra_.clear();
-        integrator_->ExtraCsvValues(extra_);
-        for (double v : extra_) {
-            line_.push_back(',');
-            AppendNumber(line_, v, 12);
+        // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
+        for (const DummyNode& n : model_.dummy_nodes())
+            if (n.output) AppendMovLine(mov, n.label, n.Evaluate(states), n.orientation_output, p);
+        if (!element_out_.empty()) {
+            const auto& elems = model_.elements();
+            for (size_t e = 0; e < elems.size(); ++e) {
+                if (element_file_[e] < 0) continue;
+                node_ptrs_.clear();
+                for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
+                ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
+                                   model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
+                elems[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
+            }
         }
+        const Invariants inv = f.ComputeInvariants();
+        o = line;
+        for (double v :
+             {t, inv.kinetic, inv.potential, inv.kinetic + inv.potential, inv.momentum.x(),
+              inv.momentum.y(), inv.momentum.z(), inv.angular_momentum.x(),
+              inv.angular_momentum.y(), inv.angular_momentum.z(), inv.constraint_violation}) {
+            o = FormatNumber(o, v, 12);
+            *o++ = ',';
+        }
+        o = FormatNumber(o, static_cast<long>(stats.iterations));
+        std::string& csv = csv_->buffer;
+        csv.append(line, static_cast<size_t>(o - line));
+        if (integrator_) {
+            extra_.clear();
+            integrator_->ExtraCsvValues(extra_);
+            for (double v : extra_) {
+                csv.push_back(',');
+                AppendNumber(csv, v, 12);
+            }
+        }
+        csv.push_back('\n');
     }
-    line_.push_back('\n');
-    csv_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
-    csv_.flush();
+    // A step boundary: write when the interval has passed or the buffers are large.
+    size_t buffered = 0;
+    for (const auto& file : open_) buffered += file->buffer.size();
+    if (buffered >= kMaxBuffered || std::chrono::steady_clock::now() >= deadline_) Flush();
 }
 
 }  // namespace mbstep
