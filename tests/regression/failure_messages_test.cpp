@@ -13,7 +13,8 @@ using namespace mbstep;
 
 namespace {
 
-/// A body on node 2 hinged to the clamped node 1 by joint 2 and, again, by joint 3 (the same
+/// A body on node 2 hinged to the clamped node 1 (a body too: the second-order formulations
+/// take dynamic nodes only) by joint 2 and, again, by joint 3 (the same
 /// revolute hinge): joint 3's five rows repeat joint 2's. `offset` moves node 2 off the hinge
 /// (the initial assembly must then iterate).
 std::string TwoHinges(double offset, const std::string& method = "ms, 0.6") {
@@ -22,13 +23,14 @@ std::string TwoHinges(double offset, const std::string& method = "ms, 0.6") {
            "    time step: 1e-3;\n    method: " +
            method +
            ";\n    tolerance: 1e-8;\n    max iterations: 20;\nend: initial value;\n"
-           "begin: control data;\n    structural nodes: 2;\n    rigid bodies: 1;\n"
+           "begin: control data;\n    structural nodes: 2;\n    rigid bodies: 2;\n"
            "    joints: 3;\n    gravity;\n    max iterations: 10;\nend: control data;\n"
-           "begin: nodes;\n    structural: 1, static, null, eye, null, null;\n"
+           "begin: nodes;\n    structural: 1, dynamic, null, eye, null, null;\n"
            "    structural: 2, dynamic, 1., " +
            std::to_string(offset) +
            ", 0., eye, null, null;\nend: nodes;\n"
            "begin: elements;\n    body: 1, 2, 1., null, diag, 0.1, 0.1, 0.1;\n"
+           "    body: 2, 1, 1., null, diag, 0.1, 0.1, 0.1;\n"
            "    joint: 1, clamp, 1, node, node;\n"
            "    joint: 2, revolute hinge, 1, position, null, 2, position, -1., 0., 0.;\n"
            "    joint: 3, revolute hinge, 1, position, null, 2, position, -1., 0., 0.;\n"
