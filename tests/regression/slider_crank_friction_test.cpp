@@ -64,7 +64,7 @@ History Run(const std::string& mu) {
         std::istringstream is(os.str());
         std::vector<double> c;
         for (double x; is >> x;) c.push_back(x);
-        REQUIRE(c.size() == 13);
+        REQUIRE(c.size() == 25);  // then relative position, rotation, velocities (MBDyn)
         h.mx.push_back(c[10]);
         h.my.push_back(c[11]);
         h.v.push_back(s[2].v.x());
