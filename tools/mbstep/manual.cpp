@@ -44,7 +44,7 @@ valid anywhere:
 | `constitutive law: label, dimension, <law>;` | named laws (dimension 1, 3, 6) for `reference, label` |
 | `include: "file";` | relative to the including file |
 | `remark: <string or expression>, ...;` | printed with its location |
-| `print symbol table;` | read with a warning (not implemented) |
+| `print symbol table;` | warns: no effect (`remark:` prints a variable) |
 | `module load`, `setenv`, `scalar function`, `template drive caller`, `hydraulic fluid`, `c81 data` | refused |
 
 Blocks `drivers` and `inverse dynamics` are refused. Every unsupported statement of a deck is

@@ -309,7 +309,9 @@ bool DeckReader::Generic(const std::string& key, const std::string& keyword,
     } else if (Is(key, "print symbol table")) {
         in_.SkipArguments();
         in_.EndStatement(keyword);
-        in_.Warn(where, "'print symbol table' ignored (not implemented)");
+        in_.Warn(where,
+                 "'print symbol table' has no effect: mbstep does not list its variables "
+                 "(`remark: \"x\", x;` prints one)");
     } else if (IsAny(key, {"module load", "setenv", "scalar function", "template drive caller",
                            "hydraulic fluid", "c81 data"})) {
         in_.Fail(where, "'" + keyword + "' statements are not supported");
@@ -577,7 +579,9 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
             if (item == "residual") s.output_residual = true;
             if (item == "solution") s.output_solution = true;
             if (item != "none" && item != "iterations" && item != "residual" && item != "solution")
-                in_.Warn(at, "'output: " + item + "' ignored (not implemented)");
+                in_.Warn(at, "'output: " + item +
+                                 "' has no effect: mbstep prints only iterations, residual and "
+                                 "solution");
         } while (in_.HasArg());
     } else if (Is(key, "abort after")) {
         settings_.abort_after =
@@ -854,7 +858,9 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     } else if (IsAny(key,
                      {"output units", "make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
-        in_.Warn(where, "'" + keyword + "' ignored (not implemented)");
+        in_.Warn(where, "'" + keyword +
+                            "' has no effect in mbstep (SI units as given, no restart "
+                            "files, no sockets, no equation scaling)");
     } else if (Is(key, "model")) {
         // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
         // every structural node static and solves the static problem at each time step, time

@@ -295,6 +295,24 @@ struct ExprNode {
 
 namespace {
 
+/// The comparison n.op of a three-way result c (-1, 0, 1; 2: unordered, NaN), as 1/0.
+double Compare(detail::Op op, int c) {
+    switch (op) {
+        case detail::Op::kLt:
+            return c == -1;
+        case detail::Op::kLe:
+            return c == -1 || c == 0;
+        case detail::Op::kGt:
+            return c == 1;
+        case detail::Op::kGe:
+            return c == 1 || c == 0;
+        case detail::Op::kEq:
+            return c == 0;
+        default:
+            return c != 0;
+    }
+}
+
 using detail::ExprNode;
 using detail::Fn;
 using detail::Op;
@@ -460,20 +478,7 @@ double ApplyBinary(const ExprNode& n, double a, double t) {
         default: {  // comparisons of numbers
             const double b = EvalNumber(right, t);
             const int c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
-            switch (n.op) {
-                case Op::kLt:
-                    return c == -1;
-                case Op::kLe:
-                    return c == -1 || c == 0;
-                case Op::kGt:
-                    return c == 1;
-                case Op::kGe:
-                    return c == 1 || c == 0;
-                case Op::kEq:
-                    return c == 0;
-                default:
-                    return c != 0;
-            }
+            return Compare(n.op, c);
         }
     }
 }
@@ -528,20 +533,7 @@ double EvalNode(const ExprNode& n, double t) {
             if (n.args[0]->type != ValueType::kString) return ApplyBinary(n, arg(0), t);
             const int s = EvalString(*n.args[0], t).compare(EvalString(*n.args[1], t));
             const int c = s < 0 ? -1 : (s > 0 ? 1 : 0);
-            switch (n.op) {
-                case Op::kLt:
-                    return c == -1;
-                case Op::kLe:
-                    return c == -1 || c == 0;
-                case Op::kGt:
-                    return c == 1;
-                case Op::kGe:
-                    return c == 1 || c == 0;
-                case Op::kEq:
-                    return c == 0;
-                default:
-                    return c != 0;
-            }
+            return Compare(n.op, c);
         }
         case Op::kCall:
             switch (n.args.size()) {
