@@ -151,6 +151,16 @@ inline Chars16 Digits(std::uint64_t n, int count, int& kept) {
     return s;
 }
 
+/// std::to_chars(general, precision), out of line: FormatNumber's rare exact path.
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+inline char*
+ToCharsGeneral(char* first, double v, int precision) {
+    return std::to_chars(first, first + kMaxNumberChars, v, std::chars_format::general, precision)
+        .ptr;
+}
+
 }  // namespace number_format_detail
 
 /// Writes v at `first` exactly as printf's "%.*g" with `precision` in the C locale (what
@@ -174,11 +184,7 @@ inline char* FormatNumber(char* first, double v, int precision) {
         return first;
     }
     const double a = std::fabs(v);
-    auto exact = [&] {
-        return std::to_chars(first, first + kMaxNumberChars, v, std::chars_format::general,
-                             precision)
-            .ptr;
-    };
+    auto exact = [&] { return ToCharsGeneral(first, v, precision); };
     if (!kLittleEndian || precision > 16 || !(a >= DBL_MIN && a <= DBL_MAX))
         return exact();  // subnormal, inf, nan
     // Decimal exponent e: a in [2^(b-1), 2^b) gives floor((b - 1) log10 2) = e or e - 1; then
