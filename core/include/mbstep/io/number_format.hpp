@@ -119,10 +119,10 @@ inline int LeadingZeroBits(std::uint64_t x) {  // x != 0
 inline std::uint64_t Digits8(std::uint32_t v) {
     const std::uint32_t a = v / 10000, b = v % 10000;
     std::uint16_t d[4];
-    std::memcpy(&d[0], kDigitPairs + 2 * (a / 100), 2);
-    std::memcpy(&d[1], kDigitPairs + 2 * (a % 100), 2);
-    std::memcpy(&d[2], kDigitPairs + 2 * (b / 100), 2);
-    std::memcpy(&d[3], kDigitPairs + 2 * (b % 100), 2);
+    std::memcpy(&d[0], kDigitPairs + std::size_t{2} * (a / 100), 2);
+    std::memcpy(&d[1], kDigitPairs + std::size_t{2} * (a % 100), 2);
+    std::memcpy(&d[2], kDigitPairs + std::size_t{2} * (b / 100), 2);
+    std::memcpy(&d[3], kDigitPairs + std::size_t{2} * (b % 100), 2);
     return std::uint64_t{d[0]} | std::uint64_t{d[1]} << 16 | std::uint64_t{d[2]} << 32 |
            std::uint64_t{d[3]} << 48;
 }
@@ -278,11 +278,13 @@ inline char* FormatNumber(char* first, double v, int precision) {
             o += count - e - 1;
         } else {  // an integer: its digits, then zeros
             o += count;
-            std::memcpy(o, "0000000000000000", 16);
+            std::memset(o, '0', 16);
             o += e + 1 - count;
         }
     } else {  // 0.000ddd
-        std::memcpy(o, "0.000000", 8);
+        o[0] = '0';
+        o[1] = '.';
+        std::memset(o + 2, '0', 4);
         o += 1 - e;
         Store(o, digits);
         o += count;
