@@ -379,13 +379,8 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             }
             summary.iterations += st.iterations;
             summary.factorizations += st.factorizations;
-            if (!st.converged) {
+            if (!st.converged) {  // the catch below ends the files with the message
                 log_remainder();
-                summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
-                summary.final_time = t;
-                summary.steps = step;
-                summary.wall_seconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 progress.Done();
                 throw RunError("Newton failed at step " + std::to_string(step + 1) + ", " +
                                st.failure);
