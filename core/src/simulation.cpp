@@ -406,15 +406,10 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
             }
             summary.iterations += st.iterations;
             summary.factorizations += st.factorizations;
-            if (!st.converged) {
+            if (!st.converged) {  // the catch below ends the files with the message
                 log_remainder();
                 const std::string context = formulation->FailureContext();
                 if (!context.empty()) st.failure += "; " + context;
-                summary.failure = "step " + std::to_string(step + 1) + " " + st.failure;
-                summary.final_time = t;
-                summary.steps = step;
-                summary.wall_seconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 progress.Done();
                 std::ostringstream hs;
                 hs << h;

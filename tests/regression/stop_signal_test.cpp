@@ -49,6 +49,7 @@ pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
         dup2(fd, 1);
         dup2(fd, 2);
         std::vector<char*> argv;
+        argv.reserve(args.size() + 1);
         for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
         execv(argv[0], argv.data());

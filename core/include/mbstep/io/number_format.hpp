@@ -119,10 +119,10 @@ inline int LeadingZeroBits(std::uint64_t x) {  // x != 0
 inline std::uint64_t Digits8(std::uint32_t v) {
     const std::uint32_t a = v / 10000, b = v % 10000;
     std::uint16_t d[4];
-    std::memcpy(&d[0], kDigitPairs + 2 * (a / 100), 2);
-    std::memcpy(&d[1], kDigitPairs + 2 * (a % 100), 2);
-    std::memcpy(&d[2], kDigitPairs + 2 * (b / 100), 2);
-    std::memcpy(&d[3], kDigitPairs + 2 * (b % 100), 2);
+    std::memcpy(&d[0], kDigitPairs + std::size_t{2} * (a / 100), 2);
+    std::memcpy(&d[1], kDigitPairs + std::size_t{2} * (a % 100), 2);
+    std::memcpy(&d[2], kDigitPairs + std::size_t{2} * (b / 100), 2);
+    std::memcpy(&d[3], kDigitPairs + std::size_t{2} * (b % 100), 2);
     return std::uint64_t{d[0]} | std::uint64_t{d[1]} << 16 | std::uint64_t{d[2]} << 32 |
            std::uint64_t{d[3]} << 48;
 }
@@ -151,6 +151,16 @@ inline Chars16 Digits(std::uint64_t n, int count, int& kept) {
     return s;
 }
 
+/// std::to_chars(general, precision), out of line: FormatNumber's rare exact path.
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+inline char*
+ToCharsGeneral(char* first, double v, int precision) {
+    return std::to_chars(first, first + kMaxNumberChars, v, std::chars_format::general, precision)
+        .ptr;
+}
+
 }  // namespace number_format_detail
 
 /// Writes v at `first` exactly as printf's "%.*g" with `precision` in the C locale (what
@@ -159,12 +169,13 @@ inline Chars16 Digits(std::uint64_t n, int count, int& kept) {
 /// number).
 ///
 /// std::to_chars(general, precision) is exact but expands v digit by digit. Here, for
-/// precisions p <= 16 and normal v, y = |v| 10^(p-1-e) (e the decimal exponent of v, so that
-/// 10^(p-1) <= y < 10^p) is formed as a double-double: exactly when 10^(p-1-e) is (powers
-/// 0..44), else within about 2^-103 y (powers -44..-1). The p digits are y rounded to an integer
-/// (ties to even, as printf rounds the exact value). When that approximation cannot decide (y's
-/// fraction within 2^-100 y of 1/2, or y as close to 10^p), and beyond the table, std::to_chars
-/// writes the number.
+/// precisions p <= 16 and normal v = m 2^q (m < 2^53), with e the decimal exponent of v, the p
+/// digits are y = |v| 10^(p-1-e) (10^(p-1) <= y < 10^p) rounded to an integer, ties to even as
+/// printf rounds the exact value. y is formed exactly in 128-bit integers when 0 <= p-1-e <= 19
+/// (m 10^(p-1-e), then shifted by q), else as a double-double: exactly for 10^20..10^44, within
+/// about 2^-103 y for 10^-44..10^-1 (the table below). Where that approximation cannot decide
+/// (y's fraction within 2^-100 y of 1/2), beyond the table, for p = 17 and for subnormal and
+/// non-finite v, std::to_chars writes the number.
 inline char* FormatNumber(char* first, double v, int precision) {
     using namespace number_format_detail;
     if (precision <= 0) precision = 1;  // "%.0g" is "%.1g"
@@ -174,11 +185,7 @@ inline char* FormatNumber(char* first, double v, int precision) {
         return first;
     }
     const double a = std::fabs(v);
-    auto exact = [&] {
-        return std::to_chars(first, first + kMaxNumberChars, v, std::chars_format::general,
-                             precision)
-            .ptr;
-    };
+    auto exact = [&] { return ToCharsGeneral(first, v, precision); };
     if (!kLittleEndian || precision > 16 || !(a >= DBL_MIN && a <= DBL_MAX))
         return exact();  // subnormal, inf, nan
     // Decimal exponent e: a in [2^(b-1), 2^b) gives floor((b - 1) log10 2) = e or e - 1; then
@@ -193,30 +200,49 @@ inline char* FormatNumber(char* first, double v, int precision) {
         return exact();
     const double next_hi = kPowers10.hi[kMaxPower + e + 1],
                  next_lo = kPowers10.lo[kMaxPower + e + 1];
-    const bool up = a > next_hi || (a == next_hi && next_lo <= 0.0);
+    const int up = static_cast<int>(a > next_hi) |
+                   (static_cast<int>(a == next_hi) & static_cast<int>(next_lo <= 0.0));
     e += up;
-    // y = a 10^(p-1-e), 10^(p-1) <= y < 10^p, as yh + yl.
+    // n = y = a 10^(p-1-e) (10^(p-1) <= y < 10^p) rounded to an integer, ties to even.
     const int k = s - up;
-    const double ph = kPowers10.hi[kMaxPower + k], pl = kPowers10.lo[kMaxPower + k];
-    double p = 0.0, err = 0.0;
-    TwoProduct(a, ph, p, err);
-    const double l = err + a * pl;
-    const double yh = p + l, yl = l - (yh - p);
-    const double margin = k < 0 ? 0x1p-100 * yh : 0.0;
-    // n = floor(y), d = (y - n) - 1/2.
     std::uint64_t n = 0;
-    double d = 0.0;
-    if (yh < 0x1p52) {  // yh - n and (yh - n) - 1/2 are exact
-        n = static_cast<std::uint64_t>(yh);
-        d = ((yh - static_cast<double>(n)) - 0.5) + yl;
-    } else {  // yh is an integer
-        const double fl = std::floor(yl);
-        n = static_cast<std::uint64_t>(yh) +
-            static_cast<std::uint64_t>(static_cast<std::int64_t>(fl));
-        d = (yl - fl) - 0.5;
+#if defined(__SIZEOF_INT128__)
+    if (k >= 0 && k <= 19) {  // exactly in integers: a = m 2^q, y = m 10^k 2^q
+        __extension__ typedef unsigned __int128 U128;
+        const std::uint64_t m = (bits & ((std::uint64_t{1} << 52) - 1)) | std::uint64_t{1} << 52;
+        const int q = static_cast<int>(bits >> 52) - 1075;
+        const U128 product = static_cast<U128>(m) * kPowers10.integer[k];  // < 2^117
+        if (q >= 0) {  // a >= 2^52 is an integer (p = 16, k = 0)
+            n = static_cast<std::uint64_t>(product << q);
+        } else {  // 1 <= -q <= 117: y >= 1
+            n = static_cast<std::uint64_t>(product >> -q);
+            const U128 rest = product & ((U128{1} << -q) - 1), half = U128{1} << (-q - 1);
+            n += static_cast<std::uint64_t>(rest > half) |
+                 (static_cast<std::uint64_t>(rest == half) & n);  // ties to even
+        }
+    } else
+#endif
+    {  // as a double-double yh + yl: exact for k >= 0, within about 2^-103 y for k < 0
+        const double ph = kPowers10.hi[kMaxPower + k], pl = kPowers10.lo[kMaxPower + k];
+        double p = 0.0, err = 0.0;
+        TwoProduct(a, ph, p, err);
+        const double l = err + a * pl;
+        const double yh = p + l, yl = l - (yh - p);
+        const double margin = k < 0 ? 0x1p-100 * yh : 0.0;
+        // n = floor(y), d = (y - n) - 1/2.
+        double d = 0.0;
+        if (yh < 0x1p52) {  // yh - n and (yh - n) - 1/2 are exact
+            n = static_cast<std::uint64_t>(yh);
+            d = ((yh - static_cast<double>(n)) - 0.5) + yl;
+        } else {  // yh is an integer
+            const double fl = std::floor(yl);
+            n = static_cast<std::uint64_t>(yh) +
+                static_cast<std::uint64_t>(static_cast<std::int64_t>(fl));
+            d = (yl - fl) - 0.5;
+        }
+        if (std::fabs(d) <= margin) return exact();  // margin 0: d is exact, a tie is d == 0
+        if (d > 0.0 || (d == 0.0 && (n & 1))) ++n;
     }
-    if (std::fabs(d) <= margin) return exact();  // margin 0: d is exact, a tie is d == 0
-    if (d > 0.0 || (d == 0.0 && (n & 1))) ++n;
     if (n == kPowers10.integer[precision]) {  // carried into a new digit
         n /= 10;
         ++e;
@@ -252,11 +278,13 @@ inline char* FormatNumber(char* first, double v, int precision) {
             o += count - e - 1;
         } else {  // an integer: its digits, then zeros
             o += count;
-            std::memcpy(o, "0000000000000000", 16);
+            std::memset(o, '0', 16);
             o += e + 1 - count;
         }
     } else {  // 0.000ddd
-        std::memcpy(o, "0.000000", 8);
+        o[0] = '0';
+        o[1] = '.';
+        std::memset(o + 2, '0', 4);
         o += 1 - e;
         Store(o, digits);
         o += count;

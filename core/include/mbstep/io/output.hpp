@@ -15,7 +15,7 @@
 // then ends on the same complete step.
 #pragma once
 
-#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <streambuf>
@@ -89,8 +89,8 @@ class OutputWriter {
     std::string pending_log_;    // what the .csv's extra columns are, for the .log
     std::vector<std::string> files_;
     std::vector<const FrameState*> node_ptrs_;  // an element's node states (.jnt)
-    std::chrono::steady_clock::duration interval_;
-    std::chrono::steady_clock::time_point deadline_;
+    std::int64_t interval_ns_{0};               // the flush interval; 0: after every step
+    std::int64_t deadline_ns_{0};               // MonotonicNanoseconds() of the next timed write
 };
 
 /// Orientation columns of R as the output description says.
