@@ -201,7 +201,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
 
     // Formulation: the deck's, or the method's default.
     std::string fname = rs.formulation;
-    if (fname.empty()) fname = idesc ? idesc->default_formulation : "cgr";
+    if (fname.empty()) fname = idesc ? idesc->default_formulation : "cgr velocity unscaled";
     const FormulationDescriptor* fdesc = registry.FindFormulation(fname);
     if (!fdesc) {
         std::string list;

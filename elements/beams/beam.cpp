@@ -33,6 +33,22 @@ std::array<double, 2> ShapeDerivatives<2>(double /*xi*/) {
 namespace {
 
 // Evaluation points: beam3 at xi = -+1/sqrt(3) (Gauss weights 1), beam2 at xi = 0 (weight 2).
+// Rotation vector of a relative rotation R between a beam's nodal triads (LogSO3). The axial
+// vector of R's skew part is sin(a) n; where s = sin(a) <= 0.05 and cos(a) > 0 (the usual case
+// between neighbouring triads) a / s = asin(s) / s by its series, sum_k (2k)! / (4^k (k!)^2
+// (2k+1)) s^2k to s^10 (the first omitted term, 231/13312 s^12, is below 5e-18), without the
+// acos and sin of LogSO3.
+Vec3 RelativeLog(const Mat3& R) {
+    const Vec3 ax = Axial(R);
+    const double s2 = ax.squaredNorm();
+    if (s2 > 0.0025 || R.trace() <= 1.0) return LogSO3(R);
+    const double f =
+        1.0 +
+        s2 * (1.0 / 6.0 +
+              s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0)))));
+    return f * ax;
+}
+
 template <int N>
 double PointAbscissa(int e) {
     if constexpr (N == 3) return (e == 0 ? -1.0 : 1.0) / std::sqrt(3.0);
@@ -98,7 +114,7 @@ SectionState Beam<N>::Section(const ElementContext& ctx, int e) const {
         const Vec3 a = n.R * offset_[j];
         const Vec3 y = n.x + a;
         if (j != kRef) {
-            const Vec3 phij = LogSO3(Lr.transpose() * n.R * Gamma_[j]);
+            const Vec3 phij = RelativeLog(Lr.transpose() * n.R * Gamma_[j]);
             phi += pt.Nv[j] * phij;
             dphi += pt.dNv[j] * phij;
         }
@@ -159,7 +175,7 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
             continue;
         }
         const Mat3 Lj = n.R * Gamma_[j];
-        phij[j] = LogSO3(Lr.transpose() * Lj);
+        phij[j] = RelativeLog(Lr.transpose() * Lj);
         if (out.want_jacobian) H[j] = so3::TexpInverse(phij[j]) * Lj.transpose();
     }
     for (int e = 0; e < kPoints; ++e) {
@@ -385,7 +401,7 @@ Mat3 FromNodes(DeckInput& in, const std::array<NodeRead, N>& nodes, double xi) {
         L[j] = in.node(nodes[j].input.node).initial.R * nodes[j].input.relative;
     Vec3 phi = Vec3::Zero();
     for (int j = 0; j < N; ++j)
-        if (j != r) phi += Nv[j] * LogSO3(L[r].transpose() * L[j]);
+        if (j != r) phi += Nv[j] * RelativeLog(L[r].transpose() * L[j]);
     return L[r] * so3::Exp(phi);
 }
 

@@ -8,9 +8,11 @@
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 
@@ -501,6 +503,38 @@ void CgrFormulation::EliminateMomenta(size_t i, double c) {
     std::memcpy(nd.elim_at.data() + 9, yp_.data() + o + 6, kM);
     nd.elim_c = c;
     nd.elim_valid = true;
+}
+
+// `cgr velocity unscaled`: rows (1), (2) hold beta' = (p - h) / c with h = y - c y' of the
+// prediction and p = [m v + w x S; S x v + J w], a difference of two momenta divided by c, so
+// they carry round-off ~eps (|p| + |h|) / c that `cgr`'s rows (1)-(4) at the same point do not
+// (there beta' is an unknown and the momenta's round-off, eps |p|, stays in rows (3), (4)).
+// The bound, per node and for its three force and its three moment rows alike: 4 eps (the
+// magnitudes of p's terms, which may cancel, plus |h|) / c, in norms, since v and w come out
+// of the rotation maps with round-off eps |v|, eps |w| in every component (Higham, "Accuracy
+// and Stability of Numerical Algorithms", 2nd ed., section 3.1). Elsewhere (`cgr`, the impulse
+// rows of `cgr velocity`): none.
+void CgrFormulation::ResidualNoise(double c, Eigen::VectorXd& noise) const {
+    if (!eliminate_ || scale_rows_ || !(c > 0.0)) {
+        noise.resize(0);
+        return;
+    }
+    noise.setZero(pattern_.rows());
+    const double k = 4.0 * std::numeric_limits<double>::epsilon() / c;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeData& nd = nodes_[i];
+        if (!nd.dynamic) continue;
+        const FrameState& st = states_[i];
+        const double v = st.v.norm(), w = st.w.norm(), S = nd.S.norm();
+        const int o = nd.offset + 6, ro = nd.row;
+        const Vec6 h = y_.segment<6>(o) - c * yp_.segment<6>(o);
+        const double force = std::abs(nd.inertia.m) * v + w * S + h.head<3>().norm();
+        const double moment = S * v + nd.J.norm() * w + h.tail<3>().norm();
+        for (int j = 0; j < 3; ++j) {
+            noise[ro + j] = k * force;
+            noise[ro + 3 + j] = k * moment;
+        }
+    }
 }
 
 void CgrFormulation::ComputeStates() const {

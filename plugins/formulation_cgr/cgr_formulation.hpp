@@ -105,6 +105,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         RestoreLastSolved();
     }
     std::string DescribeEquation(int row) const override;
+    void ResidualNoise(double c, Eigen::VectorXd& noise) const override;
     int SolveInitialDerivatives(const SolverSettings& s, double h) override;
 
     /// Offset of node i's dofs (tests).

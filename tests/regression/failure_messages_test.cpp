@@ -104,6 +104,7 @@ namespace {
 std::string PendulumMessage(double h, double tolerance, double final_time) {
     const Registry& reg = GlobalRegistry();
     Deck deck = ReadDeck(test::SourcePath("examples/pendulum/pendulum.mbd"), reg);
+    deck.settings.formulation = "cgr";  // the equation names below are cgr's rows
     deck.settings.time_step = h;
     deck.settings.solver.residual_tolerance = tolerance;
     deck.settings.final_time = final_time;

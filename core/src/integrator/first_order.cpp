@@ -79,6 +79,8 @@ class PointSystem final : public NewtonSystem {
         }
     }
 
+    void ResidualNoise(Eigen::VectorXd& noise) const override { p_.ResidualNoise(c_, noise); }
+
   private:
     FirstOrderProblem& p_;
     double c_;

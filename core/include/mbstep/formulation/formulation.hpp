@@ -170,6 +170,10 @@ class FirstOrderProblem {
     }
     /// Human-readable name of equation row i: "node 3, force y", "joint 12, constraint 2".
     virtual std::string DescribeEquation(int row) const = 0;
+    /// NewtonSystem::ResidualNoise at the current point with coefficient c (Newton numbering):
+    /// a per-row bound on the round-off of rows formed with a cancellation the equations do
+    /// not have. Empty (the default): none.
+    virtual void ResidualNoise(double /*c*/, Eigen::VectorXd& noise) const { noise.resize(0); }
     /// Initial derivatives phase (MBDyn DerivativeSolver): y fixed, solve for y' and
     /// multipliers with coefficient c; returns the number of iterations.
     virtual int SolveInitialDerivatives(const SolverSettings& s, double h) = 0;

@@ -82,7 +82,10 @@ struct IntegratorDescriptor {
     std::vector<ParameterInfo> parameters;
     std::string reference;
     ProblemInterface requires_interface{ProblemInterface::kFirstOrderDae};
-    std::string default_formulation{"cgr"};
+    /// The formulation a deck without `formulation:` runs on. First-order methods: `cgr`'s
+    /// equations and test with the momenta eliminated from Newton (docs/DESIGN.md, "Formulation
+    /// `cgr velocity`"); `cgr` itself is one keyword away.
+    std::string default_formulation{"cgr velocity unscaled"};
     // Optional table fields (docs/methods.md, `mbstep plugins --markdown`); a blank field is
     // filled there from the integrator itself (FirstOrderIntegrator, linear analysis).
     /// Steps or stages, e.g. "3 steps", "4 stages (3 implicit)"; blank: "N steps" from

@@ -47,6 +47,13 @@ class NewtonSystem {
     /// sum, Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2).
     /// Left empty: unknown.
     virtual void UnknownScales(Eigen::VectorXd& s) const { s.resize(0); }
+    /// A bound on the round-off that the way the system forms its rows puts into them, per
+    /// row, when it is far above the round-off of the equations themselves (`cgr velocity
+    /// unscaled`: a momentum derivative formed as a difference of two momenta divided by c).
+    /// A residual that has stalled passes the test when what its rows hold beyond their bounds
+    /// meets the tolerance: below the bound no iterate can be told from the solution. Left
+    /// empty (the default): none.
+    virtual void ResidualNoise(Eigen::VectorXd& noise) const { noise.resize(0); }
 };
 
 struct NewtonResult {
@@ -84,7 +91,7 @@ class NewtonSolver {
     SolverSettings settings_;
     std::unique_ptr<LinearSolver> linear_;
     Eigen::SparseMatrix<double> J_;
-    Eigen::VectorXd r_, dx_;
+    Eigen::VectorXd r_, noise_, dx_;
     Eigen::VectorXd dx_sum_;          ///< the point's Newton corrections summed (failure messages)
     Eigen::VectorXd scales_, bound_;  ///< RoundoffEstimate's work vectors
     void AdaptReuse(bool started_with_reuse, int iterations);
