@@ -5,7 +5,6 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <Eigen/SparseLU>
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -18,6 +17,7 @@
 
 #include "mbstep/assembly/assembly.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::cgr {
 
@@ -1363,9 +1363,14 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     Eigen::SparseMatrix<double> A(N, N);
     A.setFromTriplets(trip.begin(), trip.end());
     A.makeCompressed();
-    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-    lu.compute(A);
-    if (lu.info() != Eigen::Success) {
+    std::vector<Eigen::Triplet<double>>().swap(trip);
+    // The steps' solver (`auto`): each dynamic node's 6x6 mass block is eliminated and the
+    // multipliers' Schur complement G M^-1 L factored (schur_solver.cpp). A general sparse LU
+    // (Eigen's SparseLU, COLAMD) set the run's peak memory on the 100000-link chain
+    // (docs/PERFORMANCE.md, "Scale: 100 000-link chain").
+    const std::unique_ptr<LinearSolver> lu = MakeLinearSolver("auto");
+    lu->Analyze(A);
+    if (!lu->Factor(A)) {
         // The constraint rows (node columns only) say whether constraints are redundant.
         const Eigen::SparseMatrix<double> G = A.block(node_dofs, 0, nm, node_dofs);
         auto owner = [&](int row) {
@@ -1379,7 +1384,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             "initial derivatives: singular system at t = " + std::to_string(t_), G, owner,
             "no redundant constraint rows: a static node without stiffness in some direction?"));
     }
-    const Eigen::VectorXd sol = lu.solve(rhs);
+    Eigen::VectorXd sol = rhs;
+    lu->Solve(sol);
     if (!sol.allFinite()) throw RunError("initial derivatives: non-finite solution");
     for (int i = 0; i < nn; ++i) {
         const NodeData& nd = nodes_[i];

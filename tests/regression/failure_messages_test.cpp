@@ -142,14 +142,9 @@ TEST_CASE("Newton failure at a far too large time step: the step hint, not the r
     CHECK(stalled.find("loosen") == std::string::npos);
 }
 
-TEST_CASE("Newton failure at a tolerance below round-off: the round-off hint, not the step one") {
+TEST_CASE("Newton at a tolerance below round-off: met at the round-off level, no failure") {
+    // Each equation counts only above its round-off bound (newton.hpp): a tolerance of 1e-17
+    // is met once Newton has brought every equation to round-off.
     const std::string m = PendulumMessage(1e-3, 1e-17, 0.01);
-    INFO(m);
-    CHECK(m.rfind("Newton failed at step 1 (time step 0.001), at t = 0.001: no convergence after "
-                  "20 iterations: residual ",
-                  0) == 0);
-    CHECK(m.find(" iterations, near its round-off level (~") != std::string::npos);
-    CHECK(m.find("): a tolerance below the round-off level of these equations cannot be met: "
-                 "loosen it") != std::string::npos);
-    CHECK(m.find("time step may be") == std::string::npos);
+    CHECK(m == "no error");
 }

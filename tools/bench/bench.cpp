@@ -10,7 +10,8 @@
 //
 // DECK is a path or `chain:N[:TOL]` (examples/n-link-chain/generate.py N --method "ms, 0.6"
 // [--tolerance TOL]; at N = 10000 the default 1e-8 is below the round-off floor of the scaled
-// constraint rows, so the named sets use 1e-6 there).
+// constraint rows in some steps, met there once the residual stalls (docs/DESIGN.md), at the
+// cost of extra iterations, so the named sets use 1e-6 there).
 //
 // Default mode, for each deck x method x thread count: runs the deck (no output files) and
 // reports wall time per step (stepping only: the run's set-up — pattern, symbolic analysis,

@@ -58,7 +58,7 @@ reported in one run (up to 20), the first one locating the error.
 | `min time step`, `max time step` | bounds of the step-size control and of `strategy: factor` |
 | `method: <name> [, parameters];` | any registered method (below); default `ms, 0` (MBDyn's) |
 | `formulation: <name>;` | mbstep's: the coordinate formulation (below); default: the method's |
-| `tolerance: r [, test, none|norm|minmax] [, s [, test, ...]];` | residual and solution tests as MBDyn; `scale` warns |
+| `tolerance: r [, test, none|norm|minmax] [, s [, test, ...]];` | residual and solution tests as MBDyn; a residual stalled at its round-off level passes (DESIGN.md); `scale` warns |
 | `max iterations: n [, at most];` | Newton iterations per step |
 | `nonlinear solver: newton raphson [, modified, N [, adaptive]];` | MBDyn's; `adaptive` is mbstep's; `keep jacobian matrix`, `honor element requests` warn; other solvers refused |
 | `linear solver: <name> [, options];` | `auto` (default), `klu`, `naive` (MBDyn's sparse LU: read as `auto`), `schur`, `sparselu`; `umfpack`, `y12`, `superlu`, ... warn and use KLU; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row scaling; `map`, `cc`, `mt`, `workspace size`, ... warn |

@@ -31,6 +31,7 @@ void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
     dx_sum_.setZero(pattern.rows());
     scales_.setZero(pattern.cols());  // sized here: a failure path that allocates nothing
     bound_.setZero(pattern.rows());
+    excess_.setZero(pattern.rows());
     linear_->Analyze(J_);
     jacobian_valid_ = false;
 }
@@ -56,18 +57,30 @@ double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* wors
     return test == ResidualTest::kMinMax ? m : v.norm();
 }
 
-double NewtonSolver::RoundoffEstimate(const NewtonSystem& system, ResidualTest test) {
-    // eps sum_j |J_ij| s_j per equation (NewtonSystem::UnknownScales), in the norm of the
-    // residual test; J_ is the last iteration matrix (its magnitudes are what matter).
+bool NewtonSolver::RoundoffBound(const NewtonSystem& system) {
+    // eps sum_j |J_ij| s_j per equation (NewtonSystem::UnknownScales); J_ is the last
+    // iteration matrix (its magnitudes are what matter).
     system.UnknownScales(scales_);
-    if (scales_.size() != J_.cols() || J_.nonZeros() == 0) return -1.0;
+    if (scales_.size() != J_.cols() || J_.nonZeros() == 0) return false;
     bound_.setZero(J_.rows());
     for (int k = 0; k < J_.outerSize(); ++k)
         for (Eigen::SparseMatrix<double>::InnerIterator it(J_, k); it; ++it)
             bound_[it.row()] += std::abs(it.value()) * scales_[it.col()];
     bound_ *= std::numeric_limits<double>::epsilon();
+    return bound_.allFinite();
+}
+
+double NewtonSolver::RoundoffEstimate(const NewtonSystem& system, ResidualTest test) {
+    if (!RoundoffBound(system)) return -1.0;
     const double e = Norm(bound_, test, nullptr);
     return std::isfinite(e) ? e : -1.0;
+}
+
+double NewtonSolver::ResidualAboveRoundoff(const Eigen::VectorXd& bound, ResidualTest test) {
+    // |r_i| less its bound, not below 0: what is left once every equation's round-off is
+    // granted.
+    excess_ = (r_.cwiseAbs() - bound).cwiseMax(0.0);
+    return Norm(excess_, test, nullptr);
 }
 
 std::string NewtonSolver::NonConvergenceHint(const NewtonSystem& system, double roundoff,
@@ -132,6 +145,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     double best = std::numeric_limits<double>::infinity();
     int stalled = 0;         // iterations since the residual last halved its best value
     double roundoff = -2.0;  // -2: not estimated yet, -1: unknown (RoundoffEstimate)
+    int bound_state = 0;     // bound_ at this point: 0 not computed, 1 valid, -1 unknown
     for (int it = 0;; ++it) {
         // The first iteration of a point refactors whenever the factorization is not reused:
         // the Jacobian comes with the residual (one pass over the elements). Only a predictor
@@ -172,20 +186,26 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             return res;
         }
         // Converged on the residual test, or on the solution-increment test when one is set.
-        // Where a system forms rows with round-off of its own (NewtonSystem::ResidualNoise), a
-        // residual that has stalled (not halved by the last iteration) passes when what each
-        // row holds beyond its bound, max(|r_i| - noise_i, 0), meets the tolerance: below the
-        // bound no iterate can be told from the solution. Only once stalled: accepting the
-        // first iterate under the bound would accept errors up to it at every step, which add
-        // up over a run.
+        // Each equation counts with what exceeds its round-off bound: eps sum_j |J_ij| s_j
+        // (RoundoffBound: an absolute tolerance below what the equations can represent, e.g. a
+        // position constraint -phi/(b0 h) cannot go below ~eps |x| / (b0 h), which grows with
+        // the model's extent) plus the round-off a system states for rows it forms with a
+        // cancellation of its own (NewtonSystem::ResidualNoise). Only a residual that has
+        // stalled (not halved by the last iteration) is tested so: accepting the first iterate
+        // under the bound would accept errors up to it at every step, which add up over a run.
+        // The Jacobian bound is computed once per point, when the residual first stalls above
+        // the tolerance (a point that meets the tolerance never pays for it).
         bool res_ok =
             settings_.residual_test != ResidualTest::kNone && rn <= settings_.residual_tolerance;
         if (!res_ok && settings_.residual_test != ResidualTest::kNone && it > 0 &&
-            rn > 0.5 * previous) {
+            rn > 0.5 * previous && std::isfinite(rn)) {
             system.ResidualNoise(noise_);
-            if (noise_.size() == r_.size()) {
-                noise_ = (r_.cwiseAbs() - noise_).cwiseMax(0.0);
-                res_ok = Norm(noise_, test, nullptr) <= settings_.residual_tolerance;
+            const bool own = noise_.size() == r_.size();
+            if (bound_state == 0) bound_state = RoundoffBound(system) ? 1 : -1;
+            if (own || bound_state > 0) {
+                if (!own) noise_.setZero(r_.size());
+                if (bound_state > 0) noise_ += bound_;
+                res_ok = ResidualAboveRoundoff(noise_, test) <= settings_.residual_tolerance;
             }
         }
         const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&

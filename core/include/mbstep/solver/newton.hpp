@@ -11,7 +11,9 @@
 // kAdaptiveMaxFresh while reuse keeps failing, back to 1 after a point that reuse served
 // (iteration counts only, so runs are reproducible; DESIGN.md, "Solver services").
 // Residual test: 2-norm ("norm") or max-norm ("minmax") of r, MBDyn's `tolerance` statement;
-// optional solution-increment test.
+// once the residual stalls, each equation counts with what exceeds its round-off bound
+// (eps sum_j |J_ij| s_j, NewtonSystem::UnknownScales, plus NewtonSystem::ResidualNoise;
+// docs/DESIGN.md, "Solver services"); optional solution-increment test.
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -85,6 +87,11 @@ class NewtonSolver {
     /// Round-off level of the residual at the system's current point (NewtonSystem::
     /// UnknownScales with the last iteration matrix), or -1 if the system gives no scales.
     double RoundoffEstimate(const NewtonSystem& system, ResidualTest test);
+    /// bound_ = eps sum_j |J_ij| s_j per equation at the system's current point; false when
+    /// the system gives no scales (or a bound is not finite).
+    bool RoundoffBound(const NewtonSystem& system);
+    /// The norm (of the residual test) of max(|r_i| - bound_i, 0).
+    double ResidualAboveRoundoff(const Eigen::VectorXd& bound, ResidualTest test);
     /// The hint closing a message of non-convergence (newton.cpp).
     std::string NonConvergenceHint(const NewtonSystem& system, double roundoff, double best,
                                    int stalled) const;
@@ -94,6 +101,7 @@ class NewtonSolver {
     Eigen::VectorXd r_, noise_, dx_;
     Eigen::VectorXd dx_sum_;          ///< the point's Newton corrections summed (failure messages)
     Eigen::VectorXd scales_, bound_;  ///< RoundoffEstimate's work vectors
+    Eigen::VectorXd excess_;          ///< ResidualAboveRoundoff's work vector
     void AdaptReuse(bool started_with_reuse, int iterations);
     static constexpr int kAdaptiveIterations = 2;
     static constexpr int kAdaptiveMaxFresh = 64;
