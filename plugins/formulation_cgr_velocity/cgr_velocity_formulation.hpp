@@ -1,5 +1,5 @@
 // mbstep — formulation `cgr velocity`: MBDyn's momentum-form DAE of `cgr` with the momenta
-// eliminated from Newton, 6 unknowns per node (x', g') plus the multipliers (tracker issue 7).
+// eliminated from Newton, 6 unknowns per node (x', g') plus the multipliers.
 //
 // The state y, y' is cgr's, dof for dof (x, g, beta, gamma per dynamic node; x, g per static
 // node; the multipliers), so every integrator keeps, predicts and re-references the same

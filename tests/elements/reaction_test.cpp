@@ -1,4 +1,4 @@
-// mbstep tests — reaction forces of every joint family in static equilibrium (issue 5): a body
+// mbstep tests — reaction forces of every joint family in static equilibrium: a body
 // held by the joint under gravity (or a constant couple), run a few steps with `ms`, whose
 // reactions are known in closed form. The .jnt line (WriteReaction: force and couple the joint
 // applies to its first node, couple about the joint point) and, where the closed form names

@@ -1,4 +1,4 @@
-// Cross-formulation agreement (issue 4): the same decks under `cgr` (ms, 0.6), `euler
+// Cross-formulation agreement: the same decks under `cgr` (ms, 0.6), `euler
 // parameters` (hht, -0.1), `lie group` (generalized alpha, 0.9) and `euler angles` (generalized
 // alpha, 0.9) at h = 1e-4, CoM positions at t = 1 within 1e-5 of each other.
 //

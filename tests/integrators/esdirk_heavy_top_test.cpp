@@ -1,6 +1,6 @@
 // StageN methods on the heavy top (examples/heavy-top): every registered method runs to t = 1
 // at h = 1e-3 without a failed step, and the CoM position and velocity at t = 0.5 converge
-// with at least order 2 (issue 3 (c)); measured orders and Newton iterations are printed
+// with at least order 2; measured orders and Newton iterations are printed
 // (order reduction of the higher-order methods on this index-3 DAE is reported, not hidden).
 #include <doctest/doctest.h>
 
@@ -83,7 +83,7 @@ TEST_CASE("heavy top: orders of convergence of the CoM position and velocity at 
         MESSAGE(m << ": position errors " << Join(ex) << "orders " << Join(px)
                   << "| velocity errors " << Join(ev) << "orders " << Join(pv)
                   << "| iterations/step at h = 2.5e-4: " << iters);
-        // Positions: at least second order on the finest pair (issue 3 (c)); 0.2 below for
+        // Positions: at least second order on the finest pair; 0.2 below for
         // the pre-asymptotic range (as in stepn_physics_test). Velocities are reported only:
         // mssth4 at rho_inf 0.6 is not yet asymptotic at these steps (orders 3.6, 2.0, 1.3).
         CHECK(px.back() >= 1.8);

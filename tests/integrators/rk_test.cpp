@@ -1,4 +1,4 @@
-// The `rk` family (issue 6): every registered Butcher tableau satisfies the order conditions
+// The `rk` family: every registered Butcher tableau satisfies the order conditions
 // of its declared order (rooted trees, generated here, up to order 7) and violates one of the
 // next order; embedded weights likewise for the embedded order; deck arguments; explicit
 // methods refuse models with constraints before the first step, naming the first constraint

@@ -154,7 +154,7 @@ std::vector<Case> Cases() {
            "structural: 3, dummy, 1, offset, 1., 0., 0., eye;\nend: nodes;\n"
            "begin: elements;\njoint: 1, spherical hinge, 2, null, 3, null;\n"),
          19, "structural node 3 is a dummy node: elements cannot be connected to dummy nodes"},
-        // Joints and springs (issue 5): same node twice, degenerate axes, missing drives,
+        // Joints and springs: same node twice, degenerate axes, missing drives,
         // wrong argument counts, unknown laws.
         {"cardano hinge on one node",
          Model("joints: 1;", "joint: 1, cardano hinge, 1, null, 1, null;"), 19,
@@ -205,7 +205,7 @@ std::vector<Case> Cases() {
         {"deformable hinge unknown law",
          Model("joints: 1;", "joint: 1, deformable hinge, 1, 2, linear plastic, 1.;"), 19,
          "expected constitutive law"},
-        // Joint friction (issue 5, elements/joints/friction.hpp).
+        // Joint friction (elements/joints/friction.hpp).
         {"revolute friction model modlugre",
          Model("joints: 1;",
                "joint: 1, revolute hinge, 1, null, 2, null, friction, 0.1, modlugre, 1e3, 1., "

@@ -1,4 +1,4 @@
-// No heap allocation inside a Newton iteration (issue 7): this test binary interposes the C
+// No heap allocation inside a Newton iteration: this test binary interposes the C
 // allocator (malloc, calloc, realloc, the aligned variants; operator new, Eigen and KLU all
 // allocate through them) and counts the calls made between two consecutive converged steps of
 // the N-link chain deck (`ms, 0.6`, one thread, no output files). After a warm-up of a few

@@ -1,4 +1,4 @@
-// Issue 3 acceptance: the 100-link spherical chain (examples/n-link-chain, h = 1e-3, 1 s) runs
+// Acceptance: the 100-link spherical chain (examples/n-link-chain, h = 1e-3, 1 s) runs
 // with every single-step and multistage method without a failed step. (The heavy top with every
 // method is covered by the registry and family tests; per-method costs and errors are in
 // docs/PERFORMANCE.md, from tools/bench/run-methods.sh.)

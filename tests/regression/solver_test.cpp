@@ -132,7 +132,7 @@ TEST_CASE("reverse Cuthill-McKee is a permutation that narrows a shuffled band")
     CHECK(band == 1);
 }
 
-// Conditioning at small h (issue 7): the cgr Newton matrix (constraint rows scaled by
+// Conditioning at small h: the cgr Newton matrix (constraint rows scaled by
 // 1/(b0 h), DESIGN.md "Formulation cgr") solved by KLU has a backward error at round-off for
 // h down to 1e-6. The bound 1e-14 is ~50 eps: LU with partial pivoting has a normwise backward
 // error of a small multiple of n_max * eps * growth, where the rows here couple at most ~40

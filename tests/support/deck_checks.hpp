@@ -1,4 +1,4 @@
-// Checks shared by the benchmark-deck regression tests (issue 5, "Acceptance"): run a deck
+// Checks shared by the benchmark-deck regression tests: run a deck
 // with a given method and record, after every converged step, the time, the total energy and
 // the position-level constraint residual (Invariants::constraint_violation, the .csv column
 // `constraint_violation`); then check that the residual stays at the level of the Newton
@@ -16,7 +16,7 @@
 
 namespace mbstep::test {
 
-/// The methods every benchmark deck runs with (issue 5, "Acceptance"): three first-order ones
+/// The methods every benchmark deck runs with: three first-order ones
 /// on `cgr` and the second-order `generalized alpha` on its default `lie group` (the one
 /// second-order formulation that takes every deck: `euler parameters` refuses centre-of-mass
 /// offsets and static nodes, `euler angles` stops at the Cardan singularity).

@@ -204,7 +204,7 @@ Floor TimeRefactorSolve(LinearSolver& solver, const Eigen::SparseMatrix<double>&
     return fl;
 }
 
-// The floor of issue 7: one KLU refactorization + solve of the deck's initial Newton matrix
+// The floor: one KLU refactorization + solve of the deck's initial Newton matrix
 // (with the deck's ordering); `linear` gets the same for the deck's own linear solver (auto:
 // naive, schur or klu), one thread.
 Floor MeasureFloor(Deck& deck, const Registry& reg, double h, Floor* linear = nullptr,
@@ -241,7 +241,7 @@ struct Options {
 
 // ---- default mode: per-step cost, floor, solver share, thread speedup ----
 void RunSteps(const Options& o, const Registry& reg) {
-    // floor_us: KLU refactorization + solve (issue 7's floor); lin_us: the same with the
+    // floor_us: KLU refactorization + solve (the floor); lin_us: the same with the
     // run's own linear solver (`linsolver`: what `auto` chose), both one thread.
     std::printf("%-14s %-12s %-12s %3s %8s %6s %5s %7s %10s %9s %8s %8s %7s %7s %10s %9s %s\n",
                 "deck", "formulation", "method", "thr", "unknowns", "steps", "fail", "it/step",

@@ -140,7 +140,7 @@ class FirstOrderProblem {
     /// J = dr/dy' + c dr/dy into a matrix with the fixed pattern of pattern().
     virtual void Jacobian(double c, Eigen::SparseMatrix<double>& J) = 0;
     /// Residual() and Jacobian() at the same point: the same values (bits); a formulation may
-    /// evaluate its elements once for both (Newton's first iteration of a point, issue 7).
+    /// evaluate its elements once for both (Newton's first iteration of a point).
     virtual void ResidualAndJacobian(double c, Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) {
         Residual(c, r);
         Jacobian(c, J);
