@@ -291,7 +291,17 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     if (options.write_output) {
         out = std::make_unique<OutputWriter>(prefix, rs, deck.model, &integrator,
                                              options.flush_interval);
-        out->WriteLog(ModelSummary(deck, *formulation) + summary.assembly + "\n");
+        // MBDyn regularizes its start (`derivatives coefficient`, `derivatives tolerance`,
+        // `derivatives max iterations`: a residual up to that tolerance is accepted); mbstep
+        // solves the initial derivatives exactly and says so.
+        out->WriteLog(
+            ModelSummary(deck, *formulation) + summary.assembly + "\n" +
+            (deck.model.static_model()
+                 ? std::string()
+                 : std::string("initial derivatives: solved exactly at t0 (consistent "
+                               "accelerations and multipliers; MBDyn's `derivatives coefficient`, "
+                               "`derivatives tolerance` and `derivatives max iterations` have no "
+                               "effect)\n")));
     }
     // From here on the files exist: whatever stops the run ends them with where and why (they
     // hold every converged step before it).

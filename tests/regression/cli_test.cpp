@@ -55,6 +55,9 @@ TEST_CASE("mbstep run writes MBDyn-layout files under -o and honours --method/--
     }
     CHECK(lines == 2001);
     CHECK(Slurp(prefix + ".log").find("method: ms3") != std::string::npos);
+    // The start is exact, not MBDyn's regularized one, and the .log says so in its own line.
+    CHECK(Slurp(prefix + ".log").find("\ninitial derivatives: solved exactly at t0 (") !=
+          std::string::npos);
     fs::remove_all(dir);
 }
 
