@@ -183,3 +183,41 @@ TEST_CASE("mbstep run: --flush-interval changes when files are written, not what
                 " --flush-interval -1 2> /dev/null") == 2);
     fs::remove_all(dir);
 }
+
+TEST_CASE("conventions: --help of every command, --version, mbdyn's -f, analyze of bdf") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_conventions";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string out = (dir / "out.txt").string();
+    // Each command's --help prints its usage on stdout and exits 0.
+    for (const std::string cmd :
+         {"--help", "run --help", "plugins --help", "study --help", "analyze --help"}) {
+        INFO(cmd);
+        CHECK(Shell(kExe + " " + cmd + " > " + out + " 2>&1") == 0);
+        CHECK(Slurp(out).find("usage: mbstep") != std::string::npos);
+    }
+    // The top-level help names every command, the plugin path and the METHOD@FORMULATION form.
+    Shell(kExe + " --help > " + out);
+    const std::string help = Slurp(out);
+    for (const char* word : {"run DECK", "-f DECK", "plugins", "manual", "analyze", "study",
+                             "MBSTEP_PLUGIN_PATH", "METHOD@FORMULATION", "--version"})
+        CHECK(help.find(word) != std::string::npos);
+    CHECK(Shell(kExe + " run --help > " + out) == 0);
+    CHECK(Slurp(out).find("--flush-interval") != std::string::npos);
+    CHECK(Shell(kExe + " --version > " + out) == 0);
+    CHECK(Slurp(out).rfind("mbstep ", 0) == 0);
+    // `mbstep -f DECK -o PREFIX` is `mbstep run DECK -o PREFIX`, as `mbdyn -f`.
+    const std::string deck = SourcePath("examples/pendulum/pendulum.mbd");
+    const std::string prefix = (dir / "pendulum").string();
+    CHECK(Shell(kExe + " -f " + deck + " -o " + prefix + " --final-time 0.01 --quiet > " + out) ==
+          0);
+    CHECK(fs::exists(prefix + ".mov"));
+    CHECK(Shell(kExe + " -f > " + out + " 2>&1") == 2);
+    // `bdf` (ms2 with rho_inf fixed at 0, no rho_inf parameter) is analysed like `ms2, 0`.
+    const std::string a = (dir / "bdf.csv").string(), b = (dir / "ms2.csv").string();
+    REQUIRE(Shell(kExe + " analyze bdf > " + a) == 0);
+    REQUIRE(Shell(kExe + " analyze ms2 --rho 0 > " + b) == 0);
+    CHECK(Slurp(a).size() > 1000);
+    CHECK(Slurp(a) == Slurp(b));
+    fs::remove_all(dir);
+}

@@ -45,6 +45,40 @@ const char* kUsage =
     "                  [--error position|velocity|both] [--output|-o PREFIX] [--threads N] "
     "[--no-plot]\n";
 
+// `mbstep --help`: every command, the environment and the method/formulation syntax; each
+// command's own options with their defaults are in `mbstep COMMAND --help`.
+const char* kHelp =
+    "mbstep: a multibody-dynamics kernel with run-time loaded integrators, formulations and\n"
+    "elements; it reads MBDyn input decks.\n"
+    "\n"
+    "commands:\n"
+    "  run DECK [options]   integrate DECK (MBDyn's input language) and write the MBDyn output\n"
+    "                       files PREFIX.out/.mov/.log/.jnt/.act and mbstep's PREFIX.csv\n"
+    "  -f DECK [-o PREFIX] [options]\n"
+    "                       as `mbdyn -f DECK -o PREFIX`: the same as `run`\n"
+    "  plugins [--markdown] the loaded formulations, integrators, elements, drives and laws\n"
+    "  manual               the input manual (docs/input.md) in Markdown\n"
+    "  analyze METHOD...    linear analysis on x'' + w^2 x = 0: spectral radius, damping and\n"
+    "                       period errors against h/(nT), as CSV\n"
+    "  study convergence|work-precision DECK --methods METHOD... (--steps H... |\n"
+    "                       --steps-range H0 FACTOR N): errors against a reference run, fitted\n"
+    "                       orders, CSV and plots (under mpirun the runs are shared)\n"
+    "  --help, -h           this text; `mbstep COMMAND --help`: a command's options and defaults\n"
+    "  --version            the version\n"
+    "\n"
+    "methods: a deck's `method:` text, e.g. \"ms, 0.6\", \"bdf\", \"Bathe\", \"generalized alpha, "
+    "0.9\"\n"
+    "(`mbstep plugins` lists them); `--method NAME --rho R` is `--method \"NAME, R\"`. In "
+    "`study`,\n"
+    "METHOD@FORMULATION runs a method on a formulation, e.g. \"generalized alpha, 0.9@lie "
+    "group\";\n"
+    "without `@` a method runs on --formulation, else on its default (the first-order methods:\n"
+    "`cgr velocity unscaled`).\n"
+    "\n"
+    "environment: MBSTEP_PLUGIN_PATH, a colon-separated list of plugin folders (or .so files)\n"
+    "searched before the installed plugin folder; a lib*.so that is not an mbstep plugin is\n"
+    "skipped with a warning, the same plugin found twice is loaded once.\n";
+
 // ---------------------------------------------------------------------------------------------
 // `plugins --markdown`: the methods table of docs/methods.md, generated from the registry.
 // Blank optional descriptor fields (registry.hpp) are derived from the integrator itself.
@@ -235,10 +269,13 @@ int Analyze(const std::vector<std::string>& args) {
         if (!fo || fo->AmplificationMatrix(-1.0, 0.0).size() == 0)
             throw RunError("analyze: method '" + d->name +
                            "' provides no amplification matrix (first-order methods only)");
-        if (!fo->tunable()) {
+        if (!fo->tunable() || !HasRho(*d)) {
+            // A method without a rho_inf parameter (e.g. `bdf`, an ms2 whose rho_inf is fixed)
+            // is analysed at its declared rho_inf.
             if (!rhos.empty())
                 std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
-            curves.push_back(analysis::AnalyzeOscillator(*fo, 0.0, x));
+            curves.push_back(
+                analysis::AnalyzeOscillator(*fo, fo->tunable() ? d->fixed_rho_inf : 0.0, x));
             orders.push_back(probe->order());
             continue;
         }
@@ -292,9 +329,16 @@ int Analyze(const std::vector<std::string>& args) {
 int Plugins(const std::vector<std::string>& args) {
     bool markdown = false;
     for (const auto& a : args) {
-        if (a == "--markdown")
+        if (a == "--markdown") {
             markdown = true;
-        else {
+        } else if (a == "--help" || a == "-h") {
+            std::cout << "usage: mbstep plugins [--markdown]\n"
+                         "Lists the loaded formulations, integrators, elements, drives and "
+                         "constitutive laws with their libraries (MBSTEP_PLUGIN_PATH, then the "
+                         "installed plugin folder).\n"
+                         "  --markdown   the methods table of docs/methods.md\n";
+            return 0;
+        } else {
             std::cerr << "mbstep plugins: unknown option '" << a << "'\n" << kUsage;
             return 2;
         }
@@ -361,12 +405,22 @@ int RunCommand(const std::vector<std::string>& args) {
         "flush-interval", po::value<double>()->default_value(1.0),
         "seconds of wall time between writes of the output files (0: after every step)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
-        "quiet,q", "no progress bar")("deck", po::value<std::string>(), "input deck");
+        "quiet,q", "no progress bar")("help,h", "this help")("deck", po::value<std::string>(),
+                                                             "input deck");
     po::positional_options_description pos;
     pos.add("deck", 1);
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << "usage: mbstep run DECK [options]   (or: mbstep -f DECK [-o PREFIX] "
+                     "[options], as mbdyn -f)\n"
+                     "Integrates DECK (MBDyn's input language) and writes PREFIX.out/.mov/.log/"
+                     ".jnt/.act and PREFIX.csv. Exit status: 0 done, 1 an error (the files end "
+                     "with its message), 2 bad arguments, 130/143 stopped by SIGINT/SIGTERM.\n"
+                  << opts;
+        return 0;
+    }
     if (!vm.count("deck")) {
         std::cerr << "mbstep run: missing DECK\n" << kUsage;
         return 2;
@@ -446,8 +500,19 @@ int main(int argc, char** argv) {
         if (cmd == "analyze") return Analyze(args);
         if (cmd == "study") return StudyCommand(args, argv[0]);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-            std::cout << kUsage;
+            std::cout << kHelp << "\n" << kUsage;
             return 0;
+        }
+        if (cmd == "--version") {
+            std::cout << "mbstep " << MBSTEP_VERSION << "\n";
+            return 0;
+        }
+        if (cmd == "-f") {  // mbdyn -f DECK [-o PREFIX]: the deck is the next argument
+            if (args.empty()) {
+                std::cerr << "mbstep -f: missing DECK\n" << kUsage;
+                return 2;
+            }
+            return RunCommand(args);
         }
         std::cerr << "mbstep: unknown command '" << cmd << "'\n" << kUsage;
         return 2;
