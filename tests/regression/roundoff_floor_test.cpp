@@ -20,36 +20,6 @@ using namespace mbstep::test;
 
 namespace {
 
-// ChainDeckText's chain (examples/n-link-chain) with every position shifted by y0 along y, the
-// direction in which gravity moves it (so that the positions' rounding enters the constraints
-// from the first step).
-std::string ShiftedChain(int n, double y0) {
-    std::ostringstream os;
-    os.precision(17);
-    os << "begin: data;\n    problem: initial value;\nend: data;\n"
-       << "begin: initial value;\n    initial time: 0.;\n    final time: 0.02;\n"
-       << "    time step: 0.001;\n    method: ms, 0.6;\n    tolerance: 1e-08;\n"
-       << "    max iterations: 20;\nend: initial value;\n"
-       << "begin: control data;\n    structural nodes: " << n << ";\n    rigid bodies: " << n
-       << ";\n    joints: " << n << ";\n    gravity;\nend: control data;\nbegin: nodes;\n";
-    for (int i = 0; i < n; ++i)
-        os << "    structural: " << i + 1 << ", dynamic, 0., " << y0 << ", " << -(2 * i + 1)
-           << "., matr, 0., 0., 1., 0., 1., 0., -1., 0., 0., null, 0., 0., "
-           << 10.0 * std::sin(1.0 + i) << ";\n";
-    os << "end: nodes;\nbegin: elements;\n";
-    for (int i = 0; i < n; ++i)
-        os << "    body: " << i + 1 << ", " << i + 1
-           << ", 39., null, diag, 0.01625, 13.008125, 13.008125;\n";
-    os << "    joint: 1, spherical pin, 1, position, -1., 0., 0., position, 0., " << y0
-       << ", 0.;\n";
-    for (int i = 1; i < n; ++i)
-        os << "    joint: " << i + 1 << ", spherical hinge, " << i << ", position, 1., 0., 0., "
-           << i + 1 << ", position, -1., 0., 0.;\n";
-    os << "    gravity: uniform, 0.07169162, 0.68473815, 0.72525442, const, 9.81;\n"
-       << "end: elements;\n";
-    return os.str();
-}
-
 RunResult RunText(const std::string& text, const std::string& name) {
     const std::filesystem::path p = std::filesystem::temp_directory_path() / name;
     {
@@ -64,12 +34,16 @@ RunResult RunText(const std::string& text, const std::string& name) {
 }  // namespace
 
 TEST_CASE("Newton: a tolerance below the round-off floor of far-off constraints is met") {
+    // ChainDeckText's chain with every position shifted by y0 along y, the direction in which
+    // gravity moves it (so that the positions' rounding enters the constraints from the first
+    // step).
     RunResult at_origin, far;
-    REQUIRE_NOTHROW(at_origin = RunText(ShiftedChain(20, 0.0), "mbstep_roundoff_origin.mbd"));
+    REQUIRE_NOTHROW(at_origin =
+                        RunText(ChainDeckText(20, "", 0.02, 0.0), "mbstep_roundoff_origin.mbd"));
     REQUIRE(at_origin.summary.completed);
     // Before: "no convergence after 20 iterations: residual ~1e-6 (tolerance 1e-08) ... near
     // its round-off level".
-    REQUIRE_NOTHROW(far = RunText(ShiftedChain(20, 1e6), "mbstep_roundoff_far.mbd"));
+    REQUIRE_NOTHROW(far = RunText(ChainDeckText(20, "", 0.02, 1e6), "mbstep_roundoff_far.mbd"));
     REQUIRE(far.summary.completed);
     CHECK(far.summary.steps == 20);
     // Not by many extra iterations: the test waits for the residual to stall before it grants

@@ -23,9 +23,14 @@ inline std::string SourcePath(const std::string& rel) {
 
 /// The n-link chain of examples/n-link-chain/generate.py (`ms, 0.6`, h = 1e-3, tolerance 1e-8)
 /// with deterministic spins 10 sin(1 + i), ending at final_time; `formulation` ("" none) is
-/// written into the deck. For tests that need a chain of a size no example has.
+/// written into the deck; y0 shifts every position along y. For tests that need a chain of a
+/// size (or a place) no example has.
 inline std::string ChainDeckText(int n, const std::string& formulation = "",
-                                 double final_time = 0.02) {
+                                 double final_time = 0.02, double y0 = 0.0) {
+    std::ostringstream y;
+    y.precision(17);
+    y << y0 << (y0 == std::floor(y0) && std::abs(y0) < 1e15 ? "." : "");
+    const std::string ys = y.str();
     std::ostringstream os;
     os << "begin: data;\n    problem: initial value;\nend: data;\n"
        << "set: const real M = 39.;\nset: const real JX = 0.01625;\n"
@@ -38,13 +43,14 @@ inline std::string ChainDeckText(int n, const std::string& formulation = "",
        << "begin: control data;\n    structural nodes: " << n << ";\n    rigid bodies: " << n
        << ";\n    joints: " << n << ";\n    gravity;\nend: control data;\nbegin: nodes;\n";
     for (int i = 0; i < n; ++i)
-        os << "    structural: " << i + 1 << ", dynamic, 0., 0., " << -(2 * i + 1)
+        os << "    structural: " << i + 1 << ", dynamic, 0., " << ys << ", " << -(2 * i + 1)
            << "., matr, 0., 0., 1., 0., 1., 0., -1., 0., 0., null, 0., 0., "
            << 10.0 * std::sin(1.0 + i) << ";\n";
     os << "end: nodes;\nbegin: elements;\n";
     for (int i = 0; i < n; ++i)
         os << "    body: " << i + 1 << ", " << i + 1 << ", M, null, diag, JX, JY, JY;\n";
-    os << "    joint: 1, spherical pin, 1, position, -1., 0., 0., position, null;\n";
+    os << "    joint: 1, spherical pin, 1, position, -1., 0., 0., position, "
+       << (y0 == 0.0 ? std::string("null") : "0., " + ys + ", 0.") << ";\n";
     for (int i = 1; i < n; ++i)
         os << "    joint: " << i + 1 << ", spherical hinge, " << i << ", position, 1., 0., 0., "
            << i + 1 << ", position, -1., 0., 0.;\n";
