@@ -199,14 +199,13 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             settings_.residual_test != ResidualTest::kNone && rn <= settings_.residual_tolerance;
         if (!res_ok && settings_.residual_test != ResidualTest::kNone && it > 0 &&
             rn > 0.5 * previous && std::isfinite(rn)) {
-            system.ResidualNoise(noise_);
+            system.ResidualNoise(noise_);  // sized once per solver: no allocation per step
             const bool own = noise_.size() == r_.size();
             if (bound_state == 0) bound_state = RoundoffBound(system) ? 1 : -1;
-            if (own || bound_state > 0) {
-                if (!own) noise_.setZero(r_.size());
-                if (bound_state > 0) noise_ += bound_;
-                res_ok = ResidualAboveRoundoff(noise_, test) <= settings_.residual_tolerance;
-            }
+            if (own && bound_state > 0) noise_ += bound_;
+            if (own || bound_state > 0)
+                res_ok = ResidualAboveRoundoff(own ? noise_ : bound_, test) <=
+                         settings_.residual_tolerance;
         }
         const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&
                             res.solution <= settings_.solution_tolerance;
