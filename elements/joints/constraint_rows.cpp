@@ -109,12 +109,24 @@ void AddVelocityRow(const Vec3& u, const Side* c, const Side& a, const Side& b, 
 void AddOrientationRows(const Side& a, const Side& b, const Mat3& Rd, const int* comp, int n,
                         int row0, const double* mu, ElementBlock& out) {
     const Mat3 C = b.R * Rd.transpose();
+    // One free component f (a hinge): the two halves of each sin-type row cancel at a relative
+    // rotation of pi about f, where the rows lose rank, so each row keeps the half with a_f,
+    // a_f.c_m = 0 (m the other constrained axis): the same first-order error, regular for any
+    // rotation about f (MBDyn's revolute hinge rows; MBDyn's total joint uses the rotation
+    // vector, also regular at pi).
+    const int free_axis = n == 2 ? 3 - comp[0] - comp[1] : -1;
     for (int r = 0; r < n; ++r) {
         const int i = comp[r], j = (i + 1) % 3, k = (i + 2) % 3;
         const int row = row0 + r;
         out.phi(row) = 0.0;
-        AddDotRow(a.R.col(k), a, C.col(j), b, 0.5, row, mu[r], out);
-        AddDotRow(a.R.col(j), a, C.col(k), b, -0.5, row, mu[r], out);
+        if (free_axis == j) {
+            AddDotRow(a.R.col(j), a, C.col(k), b, -1.0, row, mu[r], out);
+        } else if (free_axis == k) {
+            AddDotRow(a.R.col(k), a, C.col(j), b, 1.0, row, mu[r], out);
+        } else {
+            AddDotRow(a.R.col(k), a, C.col(j), b, 0.5, row, mu[r], out);
+            AddDotRow(a.R.col(j), a, C.col(k), b, -0.5, row, mu[r], out);
+        }
     }
 }
 

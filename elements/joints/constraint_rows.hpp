@@ -60,7 +60,9 @@ void AddVelocityRow(const Vec3& u, const Side* c, const Side& a, const Side& b, 
 /// Rows row0..row0+n-1 of the orientation constraint ax(Rj_a^T Rj_b Rd^T)_i = 0 for the
 /// components i listed in comp (sin-type error: ax(E) = 1/2 vee(E - E^T), regular for errors
 /// below pi/2): row i = 1/2 (a_k.c_j - a_j.c_k), (i, j, k) cyclic, a = columns of Rj_a,
-/// c = columns of Rj_b Rd^T; a sum of dot rows (1).
+/// c = columns of Rj_b Rd^T; a sum of dot rows (1). With exactly one free component f the
+/// rows are a_f.c_m (m the other constrained axis, sign as the sin-type row's), regular for
+/// any rotation about f.
 void AddOrientationRows(const Side& a, const Side& b, const Mat3& Rd, const int* comp, int n,
                         int row0, const double* mu, ElementBlock& out);
 

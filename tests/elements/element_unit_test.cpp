@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Geometry>
+#include <Eigen/SVD>
+#include <cmath>
 #include <sstream>
 
 #include "body/body.hpp"
@@ -363,6 +365,41 @@ TEST_CASE("total joint .jnt: reactions, then relative position, rotation, veloci
     CHECK((Vec3(v[19], v[20], v[21]) - (Xp - Xm) / (2 * dt)).norm() < 1e-8);
     // d/dt (Rr_a^T Rr_b) = skew(Omega) Rr_a^T Rr_b: Omega in the frame of side a.
     CHECK((Vec3(v[22], v[23], v[24]) - LogSO3(Rp * Rm.transpose()) / (2 * dt)).norm() < 1e-8);
+}
+
+TEST_CASE("total pin joint with one free rotation: rows regular half a turn from the start") {
+    // Orientation constrained about x and z, free about y: at a relative rotation of pi about y
+    // the two halves of each sin-type row ax(E)_i cancel (the rows' derivative is
+    // (1 + cos psi) / 2); the rows a_y.c_z, a_y.c_x keep full rank for every psi, and equal
+    // the sin-type rows to first order at psi = 0.
+    joints::TotalJoint::Spec spec;
+    spec.a = joints::JointSide{-1, Vec3::Zero(), Mat3::Identity()};
+    spec.b = joints::JointSide{0, Vec3::Zero(), Mat3::Identity()};
+    spec.Rr_a = Mat3::Identity();
+    spec.Rr_b = Mat3::Identity();
+    spec.position_active[0] = spec.position_active[1] = spec.position_active[2] = true;
+    spec.rotation_active[0] = spec.rotation_active[2] = true;
+    const joints::TotalJoint joint(1, "total pin joint", spec);
+    REQUIRE(joint.num_multipliers() == 5);
+    const double kPi = std::acos(-1.0);
+    for (const double psi : {0.0, 0.5 * kPi, kPi, 1.5 * kPi, 2.0 * kPi - 1e-9}) {
+        const FrameState b = Pose(Vec3::Zero(), ExpSO3(Vec3(0.0, psi, 0.0)));
+        const ElementBlock blk = Eval(joint, {b}, std::vector<double>(5, 0.0));
+        // Rows 3, 4 (x, z) against the node's rotation columns 3..5: d/d(eps) of the row.
+        const Eigen::Matrix<double, 2, 3> G = blk.phi_q.block(3, 3, 2, 3);
+        CHECK(std::abs(blk.phi(3)) < 1e-15);
+        CHECK(std::abs(blk.phi(4)) < 1e-15);
+        // Unit rows along the two constrained axes of the rotated frame, whatever psi.
+        const Eigen::JacobiSVD<Eigen::Matrix<double, 2, 3>> svd(G);
+        CHECK(svd.singularValues()(1) > 1.0 - 1e-12);
+        CHECK(svd.singularValues()(0) < 1.0 + 1e-12);
+        CHECK(std::abs(G.col(1).norm()) < 1e-15);  // no dependence on the free rotation
+    }
+    // A small rotation error e about x and z: the rows read it as the sin-type rows do.
+    const Vec3 e(2e-4, 0.0, -3e-4);
+    const ElementBlock small = Eval(joint, {Pose(Vec3::Zero(), ExpSO3(e))}, std::vector<double>(5));
+    CHECK(std::abs(std::abs(small.phi(3)) - 2e-4) < 1e-7);
+    CHECK(std::abs(std::abs(small.phi(4)) - 3e-4) < 1e-7);
 }
 
 TEST_CASE("dummy nodes: offset and relative frame follow their nodes, twists are consistent") {
