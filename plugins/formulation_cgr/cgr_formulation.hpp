@@ -113,7 +113,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
 
   private:
     // One node's data, 640 bytes on ten cache lines (alignas: the node passes stream it, and
-    // at 10000 nodes it leaves the cache between passes: PERFORMANCE.md, session 12).
+    // at 10000 nodes it leaves the cache between passes: docs/DESIGN.md, "Solver services").
     struct alignas(64) NodeData {
         int offset{0};  // of x in y, y'
         int row{0};     // Newton index of x' (= offset unless the momenta are eliminated)

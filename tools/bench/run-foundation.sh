@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The foundation benchmark (issue 2): heavy top and the N-link spherical chain (N = 10, 100,
+# The foundation benchmark: heavy top and the N-link spherical chain (N = 10, 100,
 # 1000) with `ms`, h = 1e-3, 1 s, one thread. Usage: tools/bench/run-foundation.sh [BUILD_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

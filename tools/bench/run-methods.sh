@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every first-order method of issue 3 on the heavy top (h = 1e-3, 1 s) and the 100-link chain
+# Every first-order method on the heavy top (h = 1e-3, 1 s) and the 100-link chain
 # (h = 1e-3, 1 s): Newton iterations per step, wall time per step, failed steps, and the
 # final-position error against DIRK54 at h/64. Usage: tools/bench/run-methods.sh [BUILD_DIR]
 set -euo pipefail

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Speed of the default path (issue 7): the N-link chain (N = 1000, 10000) with `ms, 0.6`,
+# Speed of the default path: the N-link chain (N = 1000, 10000) with `ms, 0.6`,
 # h = 1e-3, full and modified Newton, and the heavy top at h = 1e-4, one thread; the N = 1000
 # chain also at tolerance 1e-4 (where one or two iterations with a reused factorization meet
-# it: modified Newton under one floor; docs/PERFORMANCE.md, session 11), and `modified, 10,
-# adaptive` at both tolerances (session 13); then the peak memory
-# (ru_maxrss) of `mbstep run` on the N = 10000 chain over 10 steps.
+# it: modified Newton under one floor; docs/PERFORMANCE.md, "Modified Newton on the chain"),
+# and `modified, 10, adaptive` at both tolerances; then the peak memory (ru_maxrss) of
+# `mbstep run` on the N = 10000 chain over 10 steps.
 # Usage: [ORDERING=amd|rcm|...] [FORMULATIONS="cgr;cgr velocity"] tools/bench/run-speed.sh
 #        [BUILD_DIR] [CHAIN_FINAL_TIME]
 # (ORDERING adds `linear solver: klu, ordering, ORDERING;` to the chain decks; FORMULATIONS runs

@@ -74,13 +74,13 @@ Ordering OrderingFromName(const std::string& name) {
     throw RunError("unknown ordering '" + name + "'; accepted: auto, amd, colamd, natural, rcm");
 }
 
-// Measured with `mbstep-bench --set orderings` (docs/PERFORMANCE.md, "Sparse solver"): below
+// Measured with `mbstep-bench --set orderings` (docs/PERFORMANCE.md, "KLU orderings"): below
 // ~1000 unknowns AMD has the lowest or equal fill and refactorization time at the cheapest
 // analysis; from the 100-link chain (1500 unknowns) up, RCM has the least fill (1.30-1.38 x
 // nnz(A) against AMD's 1.45) and the fastest refactorization + solve (up to 1.5-1.9x). From
 // 100000 unknowns on AMD again: at 150000 (chain N = 10000) RCM raised the run's peak memory
 // from 192 MB to 345 MB for the same time per step (9.12 vs 9.02 us per body, run-speed.sh).
-// With the structure-aware cgr patterns (session 3) AMD is faster from ~50000 unknowns: chain
+// With the structure-aware cgr patterns AMD is faster from ~50000 unknowns: chain
 // N = 10000 under `cgr velocity` (90000 unknowns) floor 7.3-7.7 ms (AMD) vs 9.5-10.3 ms (RCM),
 // step 3-6 % faster, analysis 11 vs 165 ms; at 9000 unknowns RCM stays ahead (534 vs 639 us).
 Ordering AutoOrdering(int n) { return n >= 1000 && n < 50000 ? Ordering::kRcm : Ordering::kAmd; }

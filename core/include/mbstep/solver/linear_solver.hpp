@@ -87,12 +87,13 @@ double RandomRhsBackwardError(LinearSolver& solver, const Eigen::SparseMatrix<do
                               Eigen::VectorXd* x = nullptr, unsigned seed = 7);
 
 /// Systems up to this many unknowns are solved densely by `auto` (measured crossover of a
-/// dense LU against a KLU refactorization + solve, docs/PERFORMANCE.md, "Sparse solver").
+/// dense LU against a KLU refactorization + solve, docs/PERFORMANCE.md, "Dense `naive` LU
+/// against KLU on small systems").
 constexpr int kDenseMaxUnknowns = 100;
 
 /// `auto` uses `schur` above kDenseMaxUnknowns when at least half the unknowns are eliminated
 /// (groups of 6 and 12 unknowns: faster than KLU from 150 unknowns on, measured,
-/// docs/PERFORMANCE.md, "Block elimination").
+/// docs/PERFORMANCE.md, "`schur` against KLU").
 /// That rule for A (groups found from its pattern alone).
 bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A);
 
