@@ -17,11 +17,27 @@
 
 #include "mbstep/assembly/assembly.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::cgr {
 
 namespace {
+
+// The chart of the rotation increments: R = R(g) R_ref, w = G(g) g' (w in the global frame).
+// CGR (MBDyn): rotation.hpp (1)-(4). Rotation vector: R(g) = exp(g), G(g) = T_exp(-g) (the
+// left-trivialised tangent, so3.hpp (2) with -g), G^-1 = T_exp(-g)^-1, g = log(R), and
+// d(G(g) a)/dg = -(so3.hpp (5) at -g): a rotation at constant rate about a fixed axis is linear
+// in g, so a multistep formula integrates it exactly (docs/verification.md).
+Mat3 ChartRotation(bool rv, const Vec3& g) { return rv ? so3::Exp(g) : CgrRotation(g); }
+Mat3 ChartG(bool rv, const Vec3& g) { return rv ? Mat3(so3::Texp(-g)) : CgrG(g); }
+Mat3 ChartGInverse(bool rv, const Vec3& g) {
+    return rv ? Mat3(so3::TexpInverse(-g)) : CgrGInverse(g);
+}
+Vec3 ChartFromRotation(bool rv, const Mat3& R) { return rv ? so3::Log(R) : CgrFromRotation(R); }
+Mat3 ChartGTimesDerivative(bool rv, const Vec3& g, const Vec3& a) {
+    return rv ? Mat3(-so3::TexpDerivative(-g, a)) : CgrGTimesDerivative(g, a);
+}
 constexpr int kDynamicDofs = 12;
 constexpr int kStaticDofs = 6;
 
@@ -80,9 +96,11 @@ constexpr NodeSubBlock kNodeSubBlocks[] = {
     {3, 3, SubBlock::kDiagonal},     // (4) gamma: c I
 };
 
-CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction, Momenta momenta)
+CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_prediction, Momenta momenta,
+                               Chart chart)
     : model_(model),
       rereference_at_prediction_(rereference_at_prediction),
+      rotation_vector_(chart == Chart::kRotationVector),
       eliminate_(momenta != Momenta::kUnknowns),
       scale_rows_(momenta == Momenta::kEliminated),
       static_(model.static_model()) {
@@ -400,6 +418,7 @@ void CgrFormulation::BuildPattern() {
 
 std::string CgrFormulation::name() const {
     if (eliminate_) return scale_rows_ ? "cgr velocity" : "cgr velocity unscaled";
+    if (rotation_vector_) return "cgr rotation vector";
     return rereference_at_prediction_ ? "mbdyn cgr" : "cgr";
 }
 
@@ -425,8 +444,8 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         std::memcmp(gp_bits, nd.at.data() + 3, 3 * sizeof(double)) != 0) {
         // (rotation.hpp's coefficient-wise 3x3 products: the values of the Eigen expressions
         // Rg R_ref, G g' + Rg w_ref, R s, (R J_n) R^T without their store-forwarding stalls.)
-        const Mat3 Rg = CgrRotation(g);
-        nd.G = CgrG(g);
+        const Mat3 Rg = ChartRotation(rotation_vector_, g);
+        nd.G = ChartG(rotation_vector_, g);
         Mul3(Rg, nd.R_ref, s.R);
         const Vec3 Rw = Mul3(Rg, nd.w_ref);
         if (static_)
@@ -447,7 +466,7 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
         nd.maps_valid = true;
         nd.elim_valid = false;
         if (omega) {
-            nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Rw, nd.G);
+            nd.Omega = ChartGTimesDerivative(rotation_vector_, g, gp) - SkewMul3(Rw, nd.G);
             nd.omega_valid = true;
         } else {
             nd.omega_valid = false;
@@ -456,8 +475,8 @@ void CgrFormulation::UpdateNodeState(size_t i, bool omega) const {
     }
     if (omega && !nd.omega_valid) {
         // R(g) again (the same bits) rather than kept: NodeData stays on ten cache lines.
-        const Vec3 Rw = Mul3(CgrRotation(g), nd.w_ref);
-        nd.Omega = CgrGTimesDerivative(g, gp) - SkewMul3(Rw, nd.G);
+        const Vec3 Rw = Mul3(ChartRotation(rotation_vector_, g), nd.w_ref);
+        nd.Omega = ChartGTimesDerivative(rotation_vector_, g, gp) - SkewMul3(Rw, nd.G);
         nd.omega_valid = true;
     }
 }
@@ -1107,9 +1126,9 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
                     yh[j].segment<3>(nd.offset + 3).setZero();
                     yph[j].segment<3>(nd.offset + 3) = pj.w;
                 } else {
-                    const Vec3 g = CgrFromRotation(pj.R * Rt_chart);
+                    const Vec3 g = ChartFromRotation(rotation_vector_, pj.R * Rt_chart);
                     yh[j].segment<3>(nd.offset + 3) = g;
-                    yph[j].segment<3>(nd.offset + 3) = CgrGInverse(g) * pj.w;
+                    yph[j].segment<3>(nd.offset + 3) = ChartGInverse(rotation_vector_, g) * pj.w;
                 }
             }
             nd.R_ref = past_.at(k, i).R;
@@ -1134,8 +1153,8 @@ void CgrFormulation::AfterPredict() {
     for (NodeData& nd : nodes_) {
         const Vec3 g = y_.segment<3>(nd.offset + 3);
         const Vec3 gp = yp_.segment<3>(nd.offset + 3);
-        nd.w_ref = CgrG(g) * gp + CgrRotation(g) * nd.w_ref;
-        nd.R_ref = CgrRotation(g) * nd.R_ref;
+        nd.w_ref = ChartG(rotation_vector_, g) * gp + ChartRotation(rotation_vector_, g) * nd.w_ref;
+        nd.R_ref = ChartRotation(rotation_vector_, g) * nd.R_ref;
         InvalidateNodeCaches(nd);
         y_.segment<3>(nd.offset + 3).setZero();
         yp_.segment<3>(nd.offset + 3).setZero();
@@ -1165,7 +1184,8 @@ void CgrFormulation::AfterConvergence() {
             const NodeData& nd = nodes_[i];
             const Vec3 g = y_.segment<3>(nd.offset + 3);
             const Vec3 gp = yp_.segment<3>(nd.offset + 3);
-            const Vec3 w = Mul3(CgrG(g), gp) + Mul3(CgrRotation(g), nd.w_ref);
+            const Vec3 w = Mul3(ChartG(rotation_vector_, g), gp) +
+                           Mul3(ChartRotation(rotation_vector_, g), nd.w_ref);
             past_.front(i) = PastPoint{states_[i].R, w};
         }
         return;

@@ -70,9 +70,13 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     /// (`cgr velocity unscaled`).
     enum class Momenta { kUnknowns, kEliminated, kEliminatedUnscaled };
 
+    /// The chart of the rotation increments g: MBDyn's CGR parameters, or the rotation vector
+    /// (`cgr rotation vector`, exact for rotations at constant rate about a fixed axis).
+    enum class Chart { kCgr, kRotationVector };
+
     /// rereference_at_prediction: MBDyn's variant (`mbdyn cgr`), see AfterPredict.
     explicit CgrFormulation(const Model& model, bool rereference_at_prediction = false,
-                            Momenta momenta = Momenta::kUnknowns);
+                            Momenta momenta = Momenta::kUnknowns, Chart chart = Chart::kCgr);
 
     // Formulation
     std::string name() const override;
@@ -268,6 +272,7 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
 
     const Model& model_;
     bool rereference_at_prediction_{false};
+    bool rotation_vector_{false};
     bool eliminate_{false};   // momenta eliminated (`cgr velocity`)
     bool scale_rows_{false};  // ... with force/moment rows of dynamic nodes times c
     bool static_{false};      // Model::static_model(): eq. (6)

@@ -20,6 +20,16 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         return std::make_unique<mbstep::cgr::CgrFormulation>(m, true);
     };
+    r.Add(d);
+    d.name = "cgr rotation vector";
+    d.description =
+        "cgr with rotation-vector increments (exp/log) instead of CGR parameters: exact for "
+        "rotation at constant rate about a fixed axis";
+    d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        using mbstep::cgr::CgrFormulation;
+        return std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kUnknowns,
+                                                CgrFormulation::Chart::kRotationVector);
+    };
     r.Add(std::move(d));
     return 0;
 }

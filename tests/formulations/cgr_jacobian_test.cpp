@@ -137,7 +137,7 @@ TEST_CASE("static model: J = c dr/dy matches differences, r does not depend on y
         }
         ++tested;
     }
-    CHECK(tested == 4);  // cgr, mbdyn cgr, cgr velocity, cgr velocity unscaled
+    CHECK(tested == 5);  // cgr, mbdyn cgr, cgr rotation vector, cgr velocity [unscaled]
 }
 
 TEST_CASE("first-order iteration matrices with an element that lists one node twice") {

@@ -24,7 +24,8 @@ DECKS = [("spintop", 1e-2, "euler123"), ("realgimbal", 1e-2, "vector"),
          ("6barmech", 8e-3, "euler123"), ("chain15", 1e-3, "euler123"),
          ("srscm", 4e-3, "euler123")]
 VARIANTS = [("default", []), ("cgr", ["--formulation", "cgr"]),
-            ("mbdyn cgr", ["--formulation", "mbdyn cgr"])]
+            ("mbdyn cgr", ["--formulation", "mbdyn cgr"]),
+            ("cgr rotation vector", ["--formulation", "cgr rotation vector"])]
 
 
 def matmul(a, b):
