@@ -10,48 +10,26 @@
 #include <limits>
 #include <sstream>
 
+#include "mbstep/math/quaternion.hpp"
 #include "mbstep/model/model.hpp"
 
 namespace mbstep::eml {
 
 namespace {
 
-using Vec4 = Eigen::Vector4d;
-using Mat34 = Eigen::Matrix<double, 3, 4>;
+using quaternion::Mat34;
+using quaternion::Vec4;
 constexpr int kNode = 7;
 
-Mat3 Skew3(const Vec3& a) {
-    Mat3 s;
-    s << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-    return s;
-}
-// E(e) = [-e_v, e0 I + skew(e_v)], L(e) = [-e_v, e0 I - skew(e_v)] (the formulation's notation).
-Mat34 EMat(const Vec4& e) {
-    Mat34 m;
-    m.col(0) = -e.tail<3>();
-    m.rightCols<3>() = e[0] * Mat3::Identity() + Skew3(e.tail<3>());
-    return m;
-}
-Mat34 LMat(const Vec4& e) {
-    Mat34 m;
-    m.col(0) = -e.tail<3>();
-    m.rightCols<3>() = e[0] * Mat3::Identity() - Skew3(e.tail<3>());
-    return m;
-}
-// Exact map dtheta = G(e) de of R(e/|e|), spatial increments.
-Mat34 GMat(const Vec4& e) { return (2.0 / e.squaredNorm()) * EMat(e); }
+using quaternion::LTransposeTimes;
 
-// The 4 x 4 matrix of the linear map e -> L(e)^T s.
-Eigen::Matrix4d LTransposeTimes(const Vec3& s) {
-    Eigen::Matrix4d out;
-    for (int k = 0; k < 4; ++k) out.col(k) = LMat(Vec4::Unit(k)).transpose() * s;
-    return out;
-}
 // S(e) = E(e) L(e)^T s: the body-frame vector s in the spatial frame, quadratic in e (R(e) for
 // unit e), and its derivative dS/de = -E(L(e)^T s) + E(e) L^T(s) (E(e) b = -E(b) e).
-Vec3 SpatialQuadratic(const Vec4& e, const Vec3& s) { return EMat(e) * (LMat(e).transpose() * s); }
+Vec3 SpatialQuadratic(const Vec4& e, const Vec3& s) {
+    return quaternion::E(e) * (quaternion::L(e).transpose() * s);
+}
 Mat34 SpatialQuadraticDerivative(const Vec4& e, const Vec3& s) {
-    return -EMat(LMat(e).transpose() * s) + EMat(e) * LTransposeTimes(s);
+    return -quaternion::E(quaternion::L(e).transpose() * s) + quaternion::E(e) * LTransposeTimes(s);
 }
 // The coupling kinetic energy of a centre of mass off the node, T_c = v_x . (w x S), with
 // w = 2 E(e) v_e, S = S(e) (polynomial in (e, v_x, v_e)), and its gradient (11 entries: e, v_x,
@@ -59,14 +37,14 @@ Mat34 SpatialQuadraticDerivative(const Vec4& e, const Vec3& s) {
 // dT_c/de = (dw/de)^T (S x v_x) + (dS/de)^T (v_x x w), dw/de = -2 E(v_e).
 double CouplingEnergy(const Vec4& e, const Vec3& vx, const Vec4& ve, const Vec3& s,
                       Eigen::Matrix<double, 11, 1>* grad) {
-    const Vec3 w = 2.0 * EMat(e) * ve;
+    const Vec3 w = 2.0 * quaternion::E(e) * ve;
     const Vec3 S = SpatialQuadratic(e, s);
     if (grad != nullptr) {
         const Vec3 Sxv = S.cross(vx);
-        grad->segment<4>(0) = -2.0 * EMat(ve).transpose() * Sxv +
+        grad->segment<4>(0) = -2.0 * quaternion::E(ve).transpose() * Sxv +
                               SpatialQuadraticDerivative(e, s).transpose() * vx.cross(w);
         grad->segment<3>(4) = w.cross(S);
-        grad->segment<4>(7) = 2.0 * EMat(e).transpose() * Sxv;
+        grad->segment<4>(7) = 2.0 * quaternion::E(e).transpose() * Sxv;
     }
     return vx.dot(w.cross(S));
 }
@@ -94,7 +72,7 @@ Eigen::MatrixXd Generators(const Eigen::VectorXd& z, unsigned mask) {
             } else {
                 B.block<3, 1>(kNode * c, col) = a.cross(Vec3(z.segment<3>(kNode * c)));
                 B.block<4, 1>(kNode * c + 3, col) =
-                    0.5 * EMat(z.segment<4>(kNode * c + 3)).transpose() * a;
+                    0.5 * quaternion::E(z.segment<4>(kNode * c + 3)).transpose() * a;
             }
         }
         ++col;
@@ -207,9 +185,9 @@ void Eml::States(const Eigen::VectorXd& q, const Eigen::VectorXd& v, std::vector
         const Vec4 e = q.segment<4>(o + 3);
         const double n2 = e.squaredNorm();
         s[i].x = q.segment<3>(o);
-        s[i].R = EMat(e) * LMat(e).transpose() / n2;
+        s[i].R = quaternion::E(e) * quaternion::L(e).transpose() / n2;
         s[i].v = v.segment<3>(o);
-        s[i].w = GMat(e) * v.segment<4>(o + 3);
+        s[i].w = quaternion::G(e) * v.segment<4>(o + 3);
     }
 }
 
@@ -239,10 +217,10 @@ void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
         const int o = kNode * i;
         const Vec4 e0 = q_n_.segment<4>(o + 3), e1 = q1.segment<4>(o + 3);
         const Vec4 w0 = v_n_.segment<4>(o + 3), w1 = v1.segment<4>(o + 3);
-        const Vec3 Om = LMat(e0) * w0 + LMat(e1) * w1;  // (Omega_n + Omega_n+1)/2
+        const Vec3 Om = quaternion::L(e0) * w0 + quaternion::L(e1) * w1;  // (Omega_n + Omega_n+1)/2
         const Vec3 JOm = inertia_[i].J * Om;
-        dTv.segment<4>(o + 3) = 2.0 * LMat(0.5 * (e0 + e1)).transpose() * JOm;
-        force.segment<4>(o + 3) = -2.0 * LMat(0.5 * (w0 + w1)).transpose() * JOm;
+        dTv.segment<4>(o + 3) = 2.0 * quaternion::L(0.5 * (e0 + e1)).transpose() * JOm;
+        force.segment<4>(o + 3) = -2.0 * quaternion::L(0.5 * (w0 + w1)).transpose() * JOm;
         dTv.segment<3>(o) = inertia_[i].m * 0.5 * (v_n_.segment<3>(o) + v1.segment<3>(o));
         if (inertia_[i].s.isZero(0.0)) continue;
         // Centre of mass off the node: T_c = v_x . (w x S) (CouplingEnergy) by Gonzalez's
@@ -293,7 +271,8 @@ void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
             for (int c = 0; c < k; ++c) {
                 const Vec4 em = qm.segment<4>(kNode * e.nodes()[c] + 3);
                 out.segment<3>(kNode * c) = fe.segment<3>(6 * c);
-                out.segment<4>(kNode * c + 3) = GMat(em).transpose() * fe.segment<3>(6 * c + 3);
+                out.segment<4>(kNode * c + 3) =
+                    quaternion::G(em).transpose() * fe.segment<3>(6 * c + 3);
             }
         };
         auto scatter = [&](const Eigen::VectorXd& loc, double sign) {
@@ -344,8 +323,8 @@ void Eml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
                 for (int c = 0; c < k; ++c) {
                     const Vec4 em = qm.segment<4>(kNode * e.nodes()[c] + 3);
                     g.segment<3>(kNode * c) = b.phi_q.block<1, 3>(j, 6 * c).transpose();
-                    g.segment<4>(kNode * c + 3) =
-                        GMat(em).transpose() * b.phi_q.block<1, 3>(j, 6 * c + 3).transpose();
+                    g.segment<4>(kNode * c + 3) = quaternion::G(em).transpose() *
+                                                  b.phi_q.block<1, 3>(j, 6 * c + 3).transpose();
                 }
                 const double f0 = phi_n_[info.mult_offset + j], f1 = b0.phi[j];
                 DiscreteGradient(f0, f1, dz, B, g);
@@ -415,7 +394,7 @@ void Eml::Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r) {
             const int o = kNode * i;
             const Vec4 em = 0.5 * (q_n_.segment<4>(o + 3) + q1.segment<4>(o + 3));
             r.segment<3>(row) = rb.segment<3>(o);
-            r.segment<3>(row + 3) = LMat(em) * rb.segment<4>(o + 3);  // (104)
+            r.segment<3>(row + 3) = quaternion::L(em) * rb.segment<4>(o + 3);  // (104)
             row += 6;
         }
     } else {
@@ -456,7 +435,7 @@ unsigned Eml::SymmetryMask(const ElementInfo& info, const Eigen::VectorXd& q) {
     Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(rows, kNode * k);
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < k; ++c) {
-            const Mat34 G = GMat(z.segment<4>(kNode * c + 3));
+            const Mat34 G = quaternion::G(z.segment<4>(kNode * c + 3));
             if (info.m == 0) {  // gradient of V
                 grad.block<1, 3>(r, kNode * c) = -b.f.segment<3>(6 * c).transpose();
                 grad.block<1, 4>(r, kNode * c + 3) =
@@ -504,7 +483,7 @@ void Eml::Start(double t0, double /*h*/) {
     p_n_.setZero(nq_);
     for (int i = 0; i < nn_; ++i) {
         const int o = kNode * i;
-        const Mat34 L = LMat(q_n_.segment<4>(o + 3));
+        const Mat34 L = quaternion::L(q_n_.segment<4>(o + 3));
         p_n_.segment<3>(o) = inertia_[i].m * v_n_.segment<3>(o);
         p_n_.segment<4>(o + 3) = 4.0 * L.transpose() * inertia_[i].J * L * v_n_.segment<4>(o + 3);
         if (!inertia_[i].s.isZero(0.0)) {  // + dT_c/dv
@@ -713,7 +692,7 @@ double Eml::GeneralizedEnergy() const {
     double E = p_n_.dot(v_n_);
     for (int i = 0; i < nn_; ++i) {
         const int o = kNode * i;
-        const Vec3 Om = 2.0 * LMat(q_n_.segment<4>(o + 3)) * v_n_.segment<4>(o + 3);
+        const Vec3 Om = 2.0 * quaternion::L(q_n_.segment<4>(o + 3)) * v_n_.segment<4>(o + 3);
         E -= 0.5 * Om.dot(inertia_[i].J * Om) +
              0.5 * inertia_[i].m * v_n_.segment<3>(o).squaredNorm() +
              CouplingEnergy(q_n_.segment<4>(o + 3), v_n_.segment<3>(o), v_n_.segment<4>(o + 3),
@@ -729,7 +708,7 @@ Vec3 Eml::MomentumMap() const {
     for (int i = 0; i < nn_; ++i) {
         const int o = kNode * i;
         L += Vec3(q_n_.segment<3>(o)).cross(Vec3(p_n_.segment<3>(o))) +
-             0.5 * EMat(q_n_.segment<4>(o + 3)) * p_n_.segment<4>(o + 3);
+             0.5 * quaternion::E(q_n_.segment<4>(o + 3)) * p_n_.segment<4>(o + 3);
     }
     return L;
 }
@@ -764,12 +743,12 @@ Vec3 Eml::AngularMomentum() const {
     for (int i = 0; i < nn_; ++i) {
         const int o = kNode * i;
         const Vec4 e = q_n_.segment<4>(o + 3);
-        const Vec3 Om = 2.0 * LMat(e) * v_n_.segment<4>(o + 3);
+        const Vec3 Om = 2.0 * quaternion::L(e) * v_n_.segment<4>(o + 3);
         const Vec3 x = q_n_.segment<3>(o), vx = v_n_.segment<3>(o);
         const Vec3 S = SpatialQuadratic(e, inertia_[i].s),
-                   w = 2.0 * EMat(e) * v_n_.segment<4>(o + 3);
+                   w = 2.0 * quaternion::E(e) * v_n_.segment<4>(o + 3);
         L += x.cross(inertia_[i].m * vx + w.cross(S)) + S.cross(vx) +
-             EMat(e) * LMat(e).transpose() * (inertia_[i].J * Om);
+             quaternion::E(e) * quaternion::L(e).transpose() * (inertia_[i].J * Om);
     }
     return L;
 }

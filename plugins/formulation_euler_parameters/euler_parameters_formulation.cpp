@@ -6,53 +6,29 @@
 #include <cmath>
 #include <sstream>
 
+#include "mbstep/math/quaternion.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::ep {
-
-Mat34 EMatrix(const Vec4& e) {
-    Mat34 m;
-    m.col(0) = -e.tail<3>();
-    m.rightCols<3>() = e[0] * Mat3::Identity() + Skew(e.tail<3>());
-    return m;
-}
-
-Mat34 LMatrix(const Vec4& e) {
-    Mat34 m;
-    m.col(0) = -e.tail<3>();
-    m.rightCols<3>() = e[0] * Mat3::Identity() - Skew(e.tail<3>());
-    return m;
-}
 
 namespace {
 constexpr int kNodeCoords = 7;
 using Mat7 = Eigen::Matrix<double, 7, 7>;
 using Mat67 = Eigen::Matrix<double, 6, 7>;
 
-// The 4 x 4 matrices of the maps e -> E(e)^T m and e -> L(e)^T y (linear in e).
-Mat4 ETransposeTimes(const Vec3& m) {
-    Mat4 out;
-    for (int k = 0; k < 4; ++k) out.col(k) = EMatrix(Vec4::Unit(k)).transpose() * m;
-    return out;
-}
-Mat4 LTransposeTimes(const Vec3& y) {
-    Mat4 out;
-    for (int k = 0; k < 4; ++k) out.col(k) = LMatrix(Vec4::Unit(k)).transpose() * y;
-    return out;
-}
-
-// eq. (1): G(e) = (2/|e|^2) E(e).
-Mat34 GMatrix(const Vec4& e) { return (2.0 / e.squaredNorm()) * EMatrix(e); }
+using quaternion::ETransposeTimes;
+using quaternion::LTransposeTimes;
 // d(G(e) b)/de for a fixed 4-vector b (E(e) b = -E(b) e).
 Mat34 GTimesDerivative(const Vec4& e, const Vec4& b) {
     const double n2 = e.squaredNorm();
-    return -(2.0 / n2) * EMatrix(b) - (4.0 / (n2 * n2)) * (EMatrix(e) * b) * e.transpose();
+    return -(2.0 / n2) * quaternion::E(b) -
+           (4.0 / (n2 * n2)) * (quaternion::E(e) * b) * e.transpose();
 }
 // d(G(e)^T m)/de for a fixed 3-vector m.
 Mat4 GTransposeTimesDerivative(const Vec4& e, const Vec3& m) {
     const double n2 = e.squaredNorm();
     return (2.0 / n2) * ETransposeTimes(m) -
-           (4.0 / (n2 * n2)) * (EMatrix(e).transpose() * m) * e.transpose();
+           (4.0 / (n2 * n2)) * (quaternion::E(e).transpose() * m) * e.transpose();
 }
 
 // Coupling of a centre of mass off the node, (6)-(7) of the header: with S = R(e) s, w = G e',
@@ -65,7 +41,7 @@ struct Coupling {
         n2 = e.squaredNorm();
         ede = e.dot(ed);
         S = R * s;
-        w = GMatrix(e) * ed;
+        w = quaternion::G(e) * ed;
         beta = -(2.0 / n2) * ede * w;
     }
 };
@@ -97,7 +73,7 @@ EulerParametersFormulation::EulerParametersFormulation(const Model& model)
         q_.segment<3>(o) = s0.x;
         q_.segment<4>(o + 3) = e;
         v_.segment<3>(o) = s0.v;
-        v_.segment<4>(o + 3) = 0.5 * EMatrix(e).transpose() * s0.w;  // inverse of eq. (1)
+        v_.segment<4>(o + 3) = 0.5 * quaternion::E(e).transpose() * s0.w;  // inverse of eq. (1)
     }
     ComputeStates(v_);
 }
@@ -108,9 +84,9 @@ void EulerParametersFormulation::ComputeStates(const Eigen::VectorXd& v) {
         const Vec4 e = q_.segment<4>(o + 3);
         FrameState& s = states_[i];
         s.x = q_.segment<3>(o);
-        s.R = EMatrix(e) * LMatrix(e).transpose() / e.squaredNorm();
+        s.R = quaternion::E(e) * quaternion::L(e).transpose() / e.squaredNorm();
         s.v = v.segment<3>(o);
-        s.w = GMatrix(e) * v.segment<4>(o + 3);  // eq. (1)
+        s.w = quaternion::G(e) * v.segment<4>(o + 3);  // eq. (1)
     }
 }
 
@@ -125,16 +101,17 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const NodeData& nd = nodes_[i];
         const int o = nd.offset;
         const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
-        const Mat34 L = LMatrix(e);
+        const Mat34 L = quaternion::L(e);
         const Mat3& J = inertia_[i].J;
-        Ma.segment<3>(o) = inertia_[i].m * a.segment<3>(o);                                   // (2)
-        Ma.segment<4>(o + 3) = 4.0 * L.transpose() * J * L * ea;                              // (3)
-        f.segment<4>(o + 3) = 8.0 * L.transpose() * L * LMatrix(ed).transpose() * J * L * ed  // (3)
-                              + e * lambda[unit_offset(static_cast<int>(i))];
+        Ma.segment<3>(o) = inertia_[i].m * a.segment<3>(o);       // (2)
+        Ma.segment<4>(o + 3) = 4.0 * L.transpose() * J * L * ea;  // (3)
+        f.segment<4>(o + 3) =
+            8.0 * L.transpose() * L * quaternion::L(ed).transpose() * J * L * ed  // (3)
+            + e * lambda[unit_offset(static_cast<int>(i))];
         phi[unit_offset(static_cast<int>(i))] = 0.5 * (e.squaredNorm() - 1.0);  // (4)
         if (nd.offset_mass) {                                                   // (6), (7)
             const Coupling c(e, ed, states_[i].R, inertia_[i].s);
-            const Mat34 G = GMatrix(e);
+            const Mat34 G = quaternion::G(e);
             Ma.segment<3>(o) += (G * ea).cross(c.S);
             Ma.segment<4>(o + 3) += G.transpose() * c.S.cross(Vec3(a.segment<3>(o)));
             f.segment<3>(o) += c.beta.cross(c.S) + c.w.cross(c.w.cross(c.S));
@@ -152,8 +129,9 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         for (size_t k = 0; k < en.size(); ++k) {
             const int o = nodes_[en[k]].offset;
             const Vec4 eq = q_.segment<4>(o + 3);
-            f.segment<3>(o) -= b.f.segment<3>(6 * k);                                    // (2)
-            f.segment<4>(o + 3) -= GMatrix(eq).transpose() * b.f.segment<3>(6 * k + 3);  // (3)
+            f.segment<3>(o) -= b.f.segment<3>(6 * k);  // (2)
+            f.segment<4>(o + 3) -=
+                quaternion::G(eq).transpose() * b.f.segment<3>(6 * k + 3);  // (3)
         }
         for (int j = 0; j < ed.m; ++j) phi[ed.mult_offset + j] = b.phi[j];  // (5)
     }
@@ -170,20 +148,20 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         const int o = nd.offset;
         const int u = unit_offset(static_cast<int>(i));
         const Vec4 e = q_.segment<4>(o + 3), ed = v.segment<4>(o + 3), ea = a.segment<4>(o + 3);
-        const Mat34 L = LMatrix(e), Ld = LMatrix(ed);
+        const Mat34 L = quaternion::L(e), Ld = quaternion::L(ed);
         const Mat3& J = inertia_[i].J;
         tm.AddBlock(o, o, inertia_[i].m * Mat3::Identity());
         tm.AddBlock(o + 3, o + 3, 4.0 * L.transpose() * J * L);
         // d(4 L^T J L a)/de, with L(e) a = -L(a) e.
         tkq.AddBlock(o + 3, o + 3,
-                     4.0 * (LTransposeTimes(J * L * ea) - L.transpose() * J * LMatrix(ea)));
+                     4.0 * (LTransposeTimes(J * L * ea) - L.transpose() * J * quaternion::L(ea)));
         // f_w = 8 L^T y, y = L z, z = L(e')^T p, p = J L e'  (eq. (3), velocity term).
         const Vec3 p = J * L * ed;
         const Vec4 z = Ld.transpose() * p;
         const Vec3 y = L * z;
         const Mat34 dp_de = -J * Ld;
         const Mat4 dz_de = Ld.transpose() * dp_de;
-        const Mat34 dy_de = -LMatrix(z) + L * dz_de;
+        const Mat34 dy_de = -quaternion::L(z) + L * dz_de;
         Mat4 dfe = 8.0 * (LTransposeTimes(y) + L.transpose() * dy_de);
         dfe += lambda[u] * Mat4::Identity();  // d(e lambda_e)/de
         tk.AddBlock(o + 3, o + 3, dfe);
@@ -197,7 +175,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         tc.AddBlock(o, o, Mat3::Zero());
         if (nd.offset_mass) {  // derivatives of (6), (7)
             const Coupling cp(e, ed, states_[i].R, inertia_[i].s);
-            const Mat34 G = GMatrix(e);
+            const Mat34 G = quaternion::G(e);
             const Mat3 Ss = Skew(cp.S), ws = Skew(cp.w);
             const Mat34 dS = -Ss * G;  // dS/de
             const Vec3 aa = G * ea, xa = a.segment<3>(o);
@@ -234,7 +212,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
             const Vec4 eq = q_.segment<4>(o + 3);
             P[c].setZero();
             P[c].topLeftCorner<3, 3>().setIdentity();
-            P[c].bottomRightCorner<3, 4>() = GMatrix(eq);
+            P[c].bottomRightCorner<3, 4>() = quaternion::G(eq);
             Wv[c].setZero();
             Wv[c].bottomRightCorner<3, 4>() = GTimesDerivative(eq, v.segment<4>(o + 3));
         }

@@ -54,16 +54,13 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/formulation/second_order_base.hpp"
+#include "mbstep/math/quaternion.hpp"
 
 namespace mbstep::ep {
 
-using Vec4 = Eigen::Vector4d;
-using Mat4 = Eigen::Matrix4d;
-using Mat34 = Eigen::Matrix<double, 3, 4>;
-
-/// E(e) = [-e_v, e0 I + skew(e_v)] and L(e) = [-e_v, e0 I - skew(e_v)].
-Mat34 EMatrix(const Vec4& e);
-Mat34 LMatrix(const Vec4& e);
+using quaternion::Mat34;
+using quaternion::Mat4;
+using quaternion::Vec4;
 
 class EulerParametersFormulation final : public VectorSpaceFormulationBase {
   public:

@@ -5,28 +5,17 @@
 #include <sstream>
 
 #include "mbstep/common.hpp"
+#include "mbstep/math/quaternion.hpp"
 
 namespace mbstep::newmark {
 
 namespace {
-using Vec4 = Eigen::Vector4d;
-using Mat4 = Eigen::Matrix4d;
-using Mat34 = Eigen::Matrix<double, 3, 4>;
+using quaternion::Mat34;
+using quaternion::Mat4;
+using quaternion::Vec4;
 
-// L(e) = [-e_v, e0 I - skew(e_v)], [Sherif et al.] eq. (4).
-Mat34 LMatrix(const Vec4& e) {
-    Mat34 m;
-    m << -e[1], e[0], e[3], -e[2],  //
-        -e[2], -e[3], e[0], e[1],   //
-        -e[3], e[2], -e[1], e[0];
-    return m;
-}
-// w^ of eq. (70): L(e)^T w = w^ e.
-Mat4 WHat(const Eigen::Vector3d& w) {
-    Mat4 m;
-    for (int k = 0; k < 4; ++k) m.col(k) = LMatrix(Vec4::Unit(k)).transpose() * w;
-    return m;
-}
+// w^ of eq. (70): L(e)^T w = w^ e; L(e) = [-e_v, e0 I - skew(e_v)], [Sherif et al.] eq. (4).
+Mat4 WHat(const Eigen::Vector3d& w) { return quaternion::LTransposeTimes(w); }
 
 }  // namespace
 
@@ -98,7 +87,8 @@ void Hht::UpdateKinematics() {
         for (size_t k = 0; k < e_offsets_.size(); ++k) {  // (2m)
             const int o = e_offsets_[k];
             const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
-            v_.segment<4>(o) = LMatrix(e).transpose() * w_n_[k] + h * gamma_ * (ea - e * e.dot(ea));
+            v_.segment<4>(o) =
+                quaternion::L(e).transpose() * w_n_[k] + h * gamma_ * (ea - e * e.dot(ea));
         }
     problem_->set_q(q_);
 }
@@ -182,7 +172,7 @@ StepStats Hht::Advance(double t, double h) {
     // (2m): w = L_n e'_n + h (1 - gamma) L_n e''_n, fixed during the step.
     for (size_t k = 0; k < e_offsets_.size(); ++k) {
         const int o = e_offsets_[k];
-        const Mat34 Ln = LMatrix(q_n_.segment<4>(o));
+        const Mat34 Ln = quaternion::L(q_n_.segment<4>(o));
         w_n_[k] = Ln * (v_n_.segment<4>(o) + h * (1.0 - gamma_) * a_n_.segment<4>(o));
     }
     problem_->SetTime(t + h);
