@@ -9,6 +9,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 namespace mbstep::springs {
 
@@ -37,11 +38,7 @@ Mat3 FrameAlong(const Vec3& n) {
 }  // namespace
 
 Mat3 InverseLeftJacobian(const Vec3& theta) {
-    const double t = theta.norm();
-    const double beta = t < 1e-3 ? 1.0 / 12.0 + t * t / 720.0
-                                 : 1.0 / (t * t) - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
-    const Mat3 S = Skew(theta);
-    return Mat3::Identity() - 0.5 * S + beta * S * S;  // eq. (9)
+    return so3::TexpInverse(-theta);  // eq. (9): I - 1/2 Theta + d(|theta|) Theta^2
 }
 
 // ---------------------------------------------------------------------------------------------
