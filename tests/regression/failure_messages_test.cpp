@@ -37,18 +37,21 @@ std::string TwoHinges(double offset, const std::string& method = "ms, 0.6") {
            "    gravity: uniform, 0., 0., -1., const, 9.81;\nend: elements;\n";
 }
 
-std::string RunMessage(const std::string& text) {
-    const Registry& reg = GlobalRegistry();
-    Deck deck = ReadDeckText(text, "two-hinges.mbd", reg);
+/// The message of the RunError that running deck throws ("no error" if it completes).
+std::string RunErrorMessage(const Deck& deck) {
     RunOptions opt;
     opt.write_output = false;
     opt.progress = false;
     try {
-        Run(deck, opt, reg);
+        Run(deck, opt, GlobalRegistry());
     } catch (const RunError& e) {
         return e.what();
     }
     return "no error";
+}
+
+std::string RunMessage(const std::string& text) {
+    return RunErrorMessage(ReadDeckText(text, "two-hinges.mbd", GlobalRegistry()));
 }
 
 const char* kRedundant =
@@ -108,15 +111,7 @@ std::string PendulumMessage(double h, double tolerance, double final_time) {
     deck.settings.time_step = h;
     deck.settings.solver.residual_tolerance = tolerance;
     deck.settings.final_time = final_time;
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
-    try {
-        Run(deck, opt, reg);
-    } catch (const RunError& e) {
-        return e.what();
-    }
-    return "no error";
+    return RunErrorMessage(deck);
 }
 }  // namespace
 
