@@ -38,7 +38,7 @@ std::string TwoHinges(double offset, const std::string& method = "ms, 0.6") {
 }
 
 /// The message of the RunError that running deck throws ("no error" if it completes).
-std::string RunErrorMessage(const Deck& deck) {
+std::string RunErrorMessage(Deck& deck) {
     RunOptions opt;
     opt.write_output = false;
     opt.progress = false;
@@ -51,7 +51,8 @@ std::string RunErrorMessage(const Deck& deck) {
 }
 
 std::string RunMessage(const std::string& text) {
-    return RunErrorMessage(ReadDeckText(text, "two-hinges.mbd", GlobalRegistry()));
+    Deck deck = ReadDeckText(text, "two-hinges.mbd", GlobalRegistry());
+    return RunErrorMessage(deck);
 }
 
 const char* kRedundant =
