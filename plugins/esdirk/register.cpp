@@ -97,6 +97,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
                             {"algebraic rho_inf", "rho_inf", "[0, 1] (no effect)"}};
         }
         d.reference = m.reference;
+        if (m.equations != "-") d.equations = m.equations;
         d.make = [&m](DeckInput& in) { return Make<6>(m, in); };
         r.Add(std::move(d));
     }
