@@ -34,9 +34,13 @@
 //
 // Derivative() returns d/dTime by forward-mode differentiation of the tree (exact, chain
 // rule per node); piecewise-constant nodes (integers, comparisons, ceil, sign, ...) have a
-// zero derivative.
+// zero derivative. SecondOrder() returns the value, gradient and Hessian with respect to a
+// list of variables (second-order forward mode, exact): there, a piecewise-constant node of
+// those variables, and abs/min/max/copysign at their kinks, are errors at the node's offset.
+// The number evaluation allocates nothing; SecondOrder() allocates its vectors.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -120,6 +124,13 @@ struct ExpressionOptions {
     bool allow_side_effects{false};
 };
 
+/// An expression's value, gradient and Hessian with respect to n variables.
+struct SecondOrderValue {
+    double value{0.0};
+    Eigen::VectorXd gradient;  ///< n
+    Eigen::MatrixXd hessian;   ///< n x n, symmetric
+};
+
 class Expression {
   public:
     Expression() = default;
@@ -146,6 +157,20 @@ class Expression {
     double EvaluateReal(double time) const;
     /// d/dTime of a numeric expression.
     double Derivative(double time) const;
+
+    /// The value with each of `variables` taking the corresponding entry of `values` instead
+    /// of its symbol-table value (the symbol table is not changed).
+    double EvaluateReal(double time, const std::vector<const Variable*>& variables,
+                        const Eigen::VectorXd& values) const;
+    /// Value, gradient and Hessian with respect to `variables` at `values` (forward mode,
+    /// exact). Throws ExpressionError at the offset of a node without a derivative there:
+    /// a piecewise-constant function or operator of the variables (sign, ceil, integer(),
+    /// comparisons, ...), abs/min/max/copysign at their kinks, a power with a variable
+    /// exponent at a base <= 0.
+    SecondOrderValue SecondOrder(double time, const std::vector<const Variable*>& variables,
+                                 const Eigen::VectorXd& values) const;
+    /// True if the expression reads `variable`.
+    bool References(const Variable& variable) const;
 
   private:
     explicit Expression(std::shared_ptr<const detail::ExprNode> root) : root_(std::move(root)) {}
