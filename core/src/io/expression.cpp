@@ -108,6 +108,12 @@ std::shared_ptr<Variable> SymbolTable::Declare(const std::string& name, ValueTyp
     return var;
 }
 
+bool SymbolTable::Add(std::shared_ptr<Variable> variable) {
+    if (!variable || variable->name == "Time" || variables_.count(variable->name)) return false;
+    variables_[variable->name] = std::move(variable);
+    return true;
+}
+
 void SymbolTable::Set(const std::string& name, const Value& value) {
     auto var = Find(name);
     if (!var) var = Declare(name, value.type, false);

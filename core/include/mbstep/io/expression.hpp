@@ -90,6 +90,8 @@ class SymbolTable {
     std::shared_ptr<Variable> Find(const std::string& name) const;
     /// Declares a new variable; returns nullptr if the name is taken (or reserved: Time).
     std::shared_ptr<Variable> Declare(const std::string& name, ValueType type, bool is_const);
+    /// Adds an existing variable under its name; false if the name is taken (or Time).
+    bool Add(std::shared_ptr<Variable> variable);
     /// Sets (declaring if needed) a variable, converting the value to its type; for tests
     /// and command-line definitions.
     void Set(const std::string& name, const Value& value);
