@@ -14,6 +14,8 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -120,4 +122,31 @@ TEST_CASE("mass-spring-singular: constraint, energy and declared order of first-
         CHECK(fine.energy_error < coarse.energy_error);
         CHECK(fine.energy_error <= c.energy_bound);
     }
+}
+
+TEST_CASE("mass-spring-singular: the .abs file in MBDyn's layout") {
+    Deck deck = ReadDeck(kDeck, GlobalRegistry());
+    deck.settings.final_time = 0.2;  // two steps of 0.1
+    RunOptions opt;
+    opt.progress = false;
+    const std::string prefix =
+        (std::filesystem::temp_directory_path() / "mbstep_mass_spring_singular").string();
+    opt.output_prefix = prefix;
+    REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+    std::ifstream in(prefix + ".abs");
+    std::vector<std::array<double, 3>> rows;
+    for (std::array<double, 3> r; in >> r[0] >> r[1] >> r[2];) rows.push_back(r);
+    // One line per node (label, value, derivative) at t = 0 and after each step.
+    REQUIRE(rows.size() == 9);
+    CHECK(rows[0] == std::array<double, 3>{1, 0, 1});
+    CHECK(rows[1] == std::array<double, 3>{2, 1.1, 1});
+    CHECK(rows[2] == std::array<double, 3>{3, 0, -1});
+    for (int k = 0; k < 9; ++k) CHECK(rows[k][0] == k % 3 + 1);
+    // q2 - q1 = 1.1 and q2' = q1' at every output step (6 significant digits).
+    for (int k = 3; k < 9; k += 3) {
+        CHECK(rows[k + 1][1] - rows[k][1] == doctest::Approx(1.1).epsilon(1e-5));
+        CHECK(rows[k + 1][2] == doctest::Approx(rows[k][2]).epsilon(1e-5));
+    }
+    for (const char* ext : {".abs", ".mov", ".out", ".log", ".csv"})
+        std::filesystem::remove(prefix + ext);
 }
