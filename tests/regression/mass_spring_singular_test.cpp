@@ -11,6 +11,7 @@
 // (rtol 1e-13) of the same ODE to 1e-13 at t = 10 (q1 = 0.8877973989143377,
 // q3 = 0.2659615048854821).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
@@ -129,8 +130,9 @@ TEST_CASE("mass-spring-singular: the .abs file in MBDyn's layout") {
     deck.settings.final_time = 0.2;  // two steps of 0.1
     RunOptions opt;
     opt.progress = false;
-    const std::string prefix =
-        (std::filesystem::temp_directory_path() / "mbstep_mass_spring_singular").string();
+    const std::string prefix = (std::filesystem::temp_directory_path() /
+                                ("mbstep_mass_spring_singular_" + std::to_string(::getpid())))
+                                   .string();
     opt.output_prefix = prefix;
     REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
     std::ifstream in(prefix + ".abs");
