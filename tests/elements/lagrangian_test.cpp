@@ -162,3 +162,33 @@ TEST_CASE("lagrangian genel: formulations without abstract-node equations refuse
               std::string::npos);
     }
 }
+
+TEST_CASE("lagrangian genel: a kink met during the run is an error at its deck location") {
+    // Line 9 of the deck holds the potential; min( starts at its column 42.
+    const Deck deck = ReadText(
+        "begin: data; problem: initial value; end: data;\n"                          // 1
+        "begin: initial value; initial time: 0.; final time: 1.; time step: 0.1;\n"  // 2
+        "method: ms, 0.6; end: initial value;\n"                                     // 3
+        "begin: control data; abstract nodes: 2; genels: 1; end: control data;\n"    // 4
+        "begin: nodes; abstract: 1, differential, value, 0.5;\n"                     // 5
+        "abstract: 2, differential; end: nodes;\n"                                   // 6
+        "begin: elements;\n"                                                         // 7
+        "genel: 1, lagrangian, coordinates, 2, 1, \"x\", \"u\", 2, \"y\", \"w\", kinetic energy,\n"
+        "    \"(u^2 + w^2)/2\", potential energy, \"min(x, y)^2\";\n"  // 9
+        "end: elements;\n");
+    const Element& e = *deck.model.elements()[0];
+    LagrangianBlock b;
+    const double v[2] = {0.0, 0.0};
+    const double apart[2] = {0.5, 0.0}, equal[2] = {0.25, 0.25};
+    e.EvaluateLagrangian(0.0, apart, v, b);
+    CHECK(b.V_q[1] == 0.0);  // min = y = 0: d(y^2)/dy = 0
+    try {
+        e.EvaluateLagrangian(0.0, equal, v, b);
+        FAIL("no error");
+    } catch (const RunError& err) {
+        const std::string what = err.what();
+        CHECK(what.rfind("lagrangian.mbd:9:42: ", 0) == 0);
+        CHECK(what.find("genel 1 (lagrangian), potential energy: 'min' is not differentiable") !=
+              std::string::npos);
+    }
+}
