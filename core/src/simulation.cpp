@@ -83,6 +83,8 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
     os << "mbstep model summary\n"
        << "deck: " << deck.path << "\n"
        << "structural nodes: " << m.nodes().size() << " (" << dynamic << " dynamic)\n";
+    if (!m.abstract_nodes().empty())
+        os << "abstract nodes: " << m.abstract_nodes().size() << " (output: .abs)\n";
     if (m.static_model())
         os << "model: static (every structural node static, " << declared_dynamic
            << " declared dynamic; zero velocities; time is the load parameter)\n";
@@ -225,6 +227,16 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
                        "' cannot solve a static model (control data `model: static;`): the "
                        "static solution needs the `cgr` formulation and a first-order method "
                        "(e.g. ms, implicit euler, Bathe); formulations that solve it: " +
+                       (accepted.empty() ? std::string("none loaded") : accepted));
+    }
+    if (!deck.model.abstract_nodes().empty() && !fdesc->supports_abstract_nodes) {
+        std::string accepted;
+        for (const auto& d : registry.formulations())
+            if (d.supports_abstract_nodes) accepted += (accepted.empty() ? "" : ", ") + d.name;
+        throw RunError("method '" + deck.method_name + "' on formulation '" + fname +
+                       "' cannot run a model with abstract nodes: the formulation has no "
+                       "equations for scalar coordinates (the Lagrangian contract); "
+                       "formulations that run them: " +
                        (accepted.empty() ? std::string("none loaded") : accepted));
     }
     RunSummary summary;

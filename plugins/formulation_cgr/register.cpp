@@ -1,5 +1,6 @@
 // mbstep — plugin entry point of the `cgr` formulation.
 #include "cgr_formulation.hpp"
+#include "lagrangian_formulation.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
@@ -9,8 +10,11 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.description =
         "first-order DAE r(y, y', t) = 0 with momenta and CGR rotation increments (MBDyn)";
     d.provides = mbstep::ProblemInterface::kFirstOrderDae;
-    d.solves_static_model = true;  // `model: static;` (cgr_formulation.hpp eq. (6))
+    d.solves_static_model = true;      // `model: static;` (cgr_formulation.hpp eq. (6))
+    d.supports_abstract_nodes = true;  // lagrangian_formulation.hpp
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        if (!m.abstract_nodes().empty())
+            return std::make_unique<mbstep::cgr::LagrangianFormulation>(m, "cgr");
         return std::make_unique<mbstep::cgr::CgrFormulation>(m);
     };
     r.Add(d);
@@ -18,6 +22,8 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.description =
         "cgr with MBDyn's re-referencing at the predicted orientation (for comparison with MBDyn)";
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        if (!m.abstract_nodes().empty())
+            return std::make_unique<mbstep::cgr::LagrangianFormulation>(m, "mbdyn cgr");
         return std::make_unique<mbstep::cgr::CgrFormulation>(m, true);
     };
     r.Add(d);
@@ -27,6 +33,9 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         "rotation at constant rate about a fixed axis";
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
         using mbstep::cgr::CgrFormulation;
+        // Abstract nodes carry no rotation: the chart does not enter.
+        if (!m.abstract_nodes().empty())
+            return std::make_unique<mbstep::cgr::LagrangianFormulation>(m, "cgr rotation vector");
         return std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kUnknowns,
                                                 CgrFormulation::Chart::kRotationVector);
     };

@@ -24,6 +24,7 @@ std::string CountKeyword(const std::string& statement) {
     if (statement == "force" || statement == "couple") return "forces: 1;";
     if (statement == "gravity") return "gravity;";
     if (statement == "beam3" || statement == "beam2") return "beams: 1;";
+    if (statement == "genel") return "genels: 1;";
     return {};
 }
 }  // namespace
@@ -32,13 +33,17 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
                               const Registry& registry) {
     std::ostringstream deck;
     deck << std::setprecision(17);
+    // Genels act on abstract nodes: their models have no structural node (`cgr` refuses the
+    // mix); the other statements get the three structural test nodes.
+    const bool abstract = Registry::Normalize(d.statement) == "genel";
     deck << "begin: data; problem: initial value; end: data;\n"
          << "begin: initial value; initial time: 0.; final time: 1.; time step: 1.e-3;\n"
          << "end: initial value;\n"
-         << "begin: control data; structural nodes: 3; "
+         << "begin: control data; " << (abstract ? "abstract nodes: 3; " : "structural nodes: 3; ")
          << CountKeyword(Registry::Normalize(d.statement))
          << "\nend: control data;\nbegin: nodes;\n";
     for (const StructuralNode& n : TestNodes()) {
+        if (abstract) break;
         deck << "structural: " << n.label << ", "
              << (n.kind == NodeKind::kStatic ? "static" : "dynamic") << ", " << n.initial.x[0]
              << ", " << n.initial.x[1] << ", " << n.initial.x[2] << ", matr";
@@ -46,11 +51,16 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
             for (int j = 0; j < 3; ++j) deck << ", " << n.initial.R(i, j);
         deck << ", null, null;\n";
     }
+    if (abstract)
+        deck << "abstract: 1, differential, value, 0.7, derivative, 0.2;\n"
+             << "abstract: 2, differential, value, 0.4, derivative, -0.5;\n"
+             << "abstract: 3, differential, value, -0.3, derivative, 0.9;\n";
     deck << "end: nodes;\nbegin: elements;\n" << snippet << "\nend: elements;\n";
     auto owner = std::make_shared<Deck>(ReadDeckText(deck.str(), "snippet.mbd", registry));
     BuiltElement b;
     b.nodes = owner->model.nodes();
     b.gravity = owner->model.gravity();
+    b.model = &owner->model;
     if (!owner->model.elements().empty()) b.element = owner->model.elements().back().get();
     b.owner = owner;
     return b;

@@ -8,20 +8,71 @@
 // differences of f and phi (fd_check.cpp states the step and the tolerance).
 #include <doctest/doctest.h>
 
+#include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <set>
 #include <string>
 
 #include "element_builder.hpp"
 #include "fd_check.hpp"
+#include "mbstep/formulation/formulation.hpp"
 #include "mbstep/plugin/registry.hpp"
+#include "support/iteration_matrix_check.hpp"
 
 using namespace mbstep;
 using namespace mbstep::test;
 
 namespace {
+
+/// An element on abstract nodes (the Lagrangian contract, model/element.hpp): T_q, T_v, V_q, G
+/// against central differences of T, V, g, and every second derivative against central
+/// differences of the first ones, at random coordinates q and rates v (n each). Returns the
+/// worst |analytic - fd| / (1e-6 max(1, |fd|)).
+double CheckLagrangianContract(const Element& e, std::mt19937& rng) {
+    const int n = static_cast<int>(e.abstract_nodes().size());
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Eigen::VectorXd q(n), v(n);
+    for (int i = 0; i < n; ++i) {
+        q[i] = u(rng);
+        v[i] = u(rng);
+    }
+    LagrangianBlock b, bp, bm;
+    e.EvaluateLagrangian(0.0, q.data(), v.data(), b);
+    const double h = 1e-6;
+    double worst = 0.0;
+    auto compare = [&](double analytic, double fd) {
+        worst = std::max(worst, std::abs(analytic - fd) / (1e-6 * std::max(1.0, std::abs(fd))));
+    };
+    for (int j = 0; j < 2 * n; ++j) {
+        Eigen::VectorXd qp = q, qm = q, vp = v, vm = v;
+        (j < n ? qp[j] : vp[j - n]) += h;
+        (j < n ? qm[j] : vm[j - n]) -= h;
+        e.EvaluateLagrangian(0.0, qp.data(), vp.data(), bp);
+        e.EvaluateLagrangian(0.0, qm.data(), vm.data(), bm);
+        compare(j < n ? b.T_q[j] : b.T_v[j - n], (bp.T - bm.T) / (2 * h));
+        for (int i = 0; i < n; ++i) {
+            compare(j < n ? b.T_qq(i, j) : b.T_qv(i, j - n), (bp.T_q[i] - bm.T_q[i]) / (2 * h));
+            compare(j < n ? b.T_qv(j, i) : b.T_vv(i, j - n), (bp.T_v[i] - bm.T_v[i]) / (2 * h));
+        }
+        if (j >= n) {  // V and g are functions of q alone
+            compare(0.0, bp.V - bm.V);
+            for (int k = 0; k < b.g.size(); ++k) compare(0.0, bp.g[k] - bm.g[k]);
+            continue;
+        }
+        compare(b.V_q[j], (bp.V - bm.V) / (2 * h));
+        for (int i = 0; i < n; ++i) compare(b.V_qq(i, j), (bp.V_q[i] - bm.V_q[i]) / (2 * h));
+        for (int k = 0; k < b.g.size(); ++k) {
+            compare(b.G(k, j), (bp.g[k] - bm.g[k]) / (2 * h));
+            for (int i = 0; i < n; ++i)
+                compare(b.g_qq[k](i, j), (bp.G(k, i) - bm.G(k, i)) / (2 * h));
+        }
+    }
+    return worst;
+}
 // Families of this folder: the snippet reader used before the deck reader exists must read
 // all their snippets; snippets of other families it cannot read are reported and skipped.
 const std::set<std::string> kOwnLibraries = {"libmbstep_body.so",    "libmbstep_gravity.so",
@@ -98,6 +149,28 @@ TEST_CASE("every registered element matches finite differences of f and phi") {
             }
             if (!b.element) continue;  // e.g. gravity: sets a field, adds no element
             const Element& e = *b.element;
+            if (!e.abstract_nodes().empty()) {
+                // Elements on abstract nodes write the Lagrangian contract, not twist-space
+                // blocks: their derivatives against differences, then the iteration matrix of
+                // the formulation that runs them (`cgr`'s momentum form) against differences of
+                // its residual.
+                REQUIRE(b.model != nullptr);
+                CHECK(e.nodes().empty());
+                std::uint32_t seed = 2166136261u;
+                for (unsigned char ch : snippet) seed = (seed ^ ch) * 16777619u;
+                std::mt19937 rng(seed);
+                for (int trial = 0; trial < kTrials; ++trial) {
+                    INFO("trial ", trial);
+                    CHECK(CheckLagrangianContract(e, rng) <= 1.0);
+                }
+                const FormulationDescriptor* cgr = reg.FindFormulation("cgr");
+                REQUIRE(cgr != nullptr);
+                auto f = cgr->make(*b.model);
+                REQUIRE(f->first_order() != nullptr);
+                test::CheckIterationMatrixAtRandomStates(*f->first_order(), 0.0, 0.01);
+                ++checked;
+                continue;
+            }
             REQUIRE(e.nodes().size() <= static_cast<size_t>(ElementBlock::kMaxNodes));
             REQUIRE(e.num_multipliers() <= ElementBlock::kMaxMultipliers);
             for (int idx : e.nodes()) REQUIRE((idx >= 0 && idx < static_cast<int>(b.nodes.size())));

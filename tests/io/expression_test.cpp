@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace mbstep;
 
@@ -221,4 +222,136 @@ TEST_CASE("expression: nesting deeper than the parser's limit is an error at its
     CHECK(m ==
           "expression nested too deeply (depth limit 200: a parenthesis counts 4, a unary "
           "operator 1)");
+}
+
+namespace {
+/// The variables named in names, declared real in s (values set by the caller).
+std::vector<const Variable*> Declare(SymbolTable& s, std::initializer_list<const char*> names) {
+    std::vector<const Variable*> out;
+    for (const char* name : names) out.push_back(s.Declare(name, ValueType::kReal, false).get());
+    return out;
+}
+
+/// The message of the error SecondOrder() throws for text at values (empty if none); the
+/// offset goes to *offset.
+std::string SecondOrderError(const std::string& text, std::vector<double> list,
+                             std::size_t* offset = nullptr) {
+    SymbolTable s;
+    const auto vars = Declare(s, {"x", "y"});
+    const Expression e = Expression::Compile(text, s);
+    try {
+        e.SecondOrder(0.0, vars, Eigen::Map<Eigen::VectorXd>(list.data(), 2));
+    } catch (const ExpressionError& err) {
+        if (offset) *offset = err.offset();
+        return err.message();
+    }
+    return {};
+}
+}  // namespace
+
+TEST_CASE("expression: second-order derivatives of a polynomial are exact") {
+    SymbolTable s;
+    const auto vars = Declare(s, {"x", "y"});
+    const Expression e = Expression::Compile("x^3*y + 2*x*y^2 - 5*y + 7", s);
+    const Eigen::Vector2d at(1.5, -2.0);
+    const SecondOrderValue d = e.SecondOrder(0.0, vars, at);
+    // f = 22.25; f_x = 3x^2 y + 2y^2; f_y = x^3 + 4xy - 5; f_xx = 6xy; f_xy = 3x^2 + 4y; f_yy = 4x
+    CHECK(d.value == 22.25);
+    CHECK(d.gradient(0) == -5.5);
+    CHECK(d.gradient(1) == -13.625);
+    CHECK(d.hessian(0, 0) == -18.0);
+    CHECK(d.hessian(0, 1) == -1.25);
+    CHECK(d.hessian(1, 0) == -1.25);
+    CHECK(d.hessian(1, 1) == 6.0);
+    // The bound values do not enter the symbol table; the number evaluation agrees.
+    CHECK_FALSE(s.Find("x")->initialized);
+    CHECK(e.EvaluateReal(0.0, vars, at) == 22.25);
+    CHECK(e.References(*vars[0]));
+    CHECK_FALSE(Expression::Compile("2*y", s).References(*vars[0]));
+}
+
+TEST_CASE("expression: second-order derivatives of sin/cos/exp/sqrt/pow compositions") {
+    SymbolTable s;
+    s.Set("m", Value::Real(3.0));  // a set: variable that is not differentiated
+    const auto vars = Declare(s, {"x", "y"});
+    const double x = 0.7, y = 1.3;
+    const Eigen::Vector2d at(x, y);
+    {
+        const SecondOrderValue d = Expression::Compile("sin(x)*exp(y) + sqrt(x*y) + pow(x, y)", s)
+                                       .SecondOrder(0, vars, at);
+        const double r = std::sqrt(x * y), ey = std::exp(y), lx = std::log(x);
+        CHECK(d.value == doctest::Approx(std::sin(x) * ey + r + std::pow(x, y)).epsilon(1e-15));
+        CHECK(d.gradient(0) ==
+              doctest::Approx(std::cos(x) * ey + 0.5 * y / r + y * std::pow(x, y - 1))
+                  .epsilon(1e-14));
+        CHECK(d.gradient(1) ==
+              doctest::Approx(std::sin(x) * ey + 0.5 * x / r + std::pow(x, y) * lx).epsilon(1e-14));
+        CHECK(d.hessian(0, 0) == doctest::Approx(-std::sin(x) * ey - 0.25 * y * y / (r * r * r) +
+                                                 y * (y - 1) * std::pow(x, y - 2))
+                                     .epsilon(1e-14));
+        CHECK(d.hessian(0, 1) ==
+              doctest::Approx(std::cos(x) * ey + 0.25 / r + std::pow(x, y - 1) * (1 + y * lx))
+                  .epsilon(1e-14));
+        CHECK(d.hessian(1, 0) == d.hessian(0, 1));
+        CHECK(d.hessian(1, 1) == doctest::Approx(std::sin(x) * ey - 0.25 * x * x / (r * r * r) +
+                                                 std::pow(x, y) * lx * lx)
+                                     .epsilon(1e-14));
+    }
+    {
+        // m*cos(x)/y + atan2(y, x) - log(x^2 + y^2)/2 = m cos(x)/y + theta - log(r)
+        const SecondOrderValue d =
+            Expression::Compile("m*cos(x)/y + atan2(y, x) - log(x^2 + y^2)/2", s)
+                .SecondOrder(0, vars, at);
+        const double r2 = x * x + y * y;
+        CHECK(d.gradient(0) ==
+              doctest::Approx(-3 * std::sin(x) / y - y / r2 - x / r2).epsilon(1e-14));
+        CHECK(d.gradient(1) ==
+              doctest::Approx(-3 * std::cos(x) / (y * y) + x / r2 - y / r2).epsilon(1e-14));
+        // d2/dx2 (theta - log r) = 2xy/r2^2 - (y^2 - x^2)/r2^2
+        CHECK(d.hessian(0, 0) ==
+              doctest::Approx(-3 * std::cos(x) / y + (2 * x * y - (y * y - x * x)) / (r2 * r2))
+                  .epsilon(1e-14));
+        CHECK(d.hessian(0, 1) ==
+              doctest::Approx(3 * std::sin(x) / (y * y) + (y * y - x * x + 2 * x * y) / (r2 * r2))
+                  .epsilon(1e-14));
+        CHECK(d.hessian(1, 1) == doctest::Approx(6 * std::cos(x) / (y * y * y) +
+                                                 (-2 * x * y - (x * x - y * y)) / (r2 * r2))
+                                     .epsilon(1e-14));
+    }
+    {
+        // A quadratic form (the kinetic energy of the mass-spring example): Hessian constant.
+        const SecondOrderValue d =
+            Expression::Compile("0.5*m*(x - y)^2 + 0.5*(x + y)^2", s).SecondOrder(0, vars, at);
+        CHECK(d.hessian(0, 0) == 4.0);
+        CHECK(d.hessian(0, 1) == -2.0);
+        CHECK(d.hessian(1, 1) == 4.0);
+    }
+    // Long chains are walked without recursion in this mode too.
+    std::string chain = "x";
+    for (int i = 1; i < 100000; ++i) chain += "+x*y";
+    const SecondOrderValue d = Expression::Compile(chain, s).SecondOrder(0, vars, at);
+    CHECK(d.gradient(0) == doctest::Approx(1 + 99999 * y));
+    CHECK(d.hessian(0, 1) == 99999.0);
+}
+
+TEST_CASE("expression: no derivative of piecewise functions and at kinks (error at the node)") {
+    std::size_t at = 0;
+    CHECK(SecondOrderError("2*abs(x)", {0.0, 1.0}, &at) ==
+          "'abs' is not differentiable at 0 (its kink)");
+    CHECK(at == 2);
+    CHECK(SecondOrderError("2*abs(x)", {-0.5, 1.0}).empty());  // away from the kink: fine
+    CHECK(SecondOrderError("y + sign(x)", {1.0, 1.0}, &at).find("'sign'") != std::string::npos);
+    CHECK(at == 4);
+    CHECK(SecondOrderError("x*(x > 1)", {2.0, 1.0}, &at).find("comparison") != std::string::npos);
+    CHECK(at == 5);
+    CHECK(SecondOrderError("ceil(x)", {2.5, 1.0}, &at).find("'ceil'") != std::string::npos);
+    CHECK(SecondOrderError("ceil(2.5)*x", {2.5, 1.0}).empty());  // constant: fine
+    CHECK(SecondOrderError("min(x, y)", {1.0, 1.0}, &at).find("kink") != std::string::npos);
+    CHECK(SecondOrderError("max(x, y)", {1.0, 2.0}).empty());
+    CHECK(SecondOrderError("(-2)^x", {0.5, 1.0}).find("base <= 0") != std::string::npos);
+    CHECK(SecondOrderError("copysign(1, y)*x", {0.5, 1.0}).find("'copysign'") != std::string::npos);
+    // The offset maps to line and column in multi-line text.
+    CHECK(SecondOrderError("x^2 +\n  3*integer(y)", {0.5, 1.0}, &at).find("'integer'") !=
+          std::string::npos);
+    CHECK(LineColumn("x^2 +\n  3*integer(y)", at) == std::pair<int, int>(2, 5));
 }

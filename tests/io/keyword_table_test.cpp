@@ -221,7 +221,12 @@ std::vector<Row> Table() {
         {"structural", B::kNodes, "structural: 2, dynamic, null, eye, null, null;", O::kActs,
          [](const Deck& d) { return d.model.nodes().size() == 2; },
          "structural nodes: 2; rigid bodies: 1;"},
-        {"abstract", B::kNodes, "abstract: 2, differential;", O::kRefused, none},
+        {"abstract", B::kNodes, "abstract: 2, differential, value, 0.5, derivative, 1.;", O::kActs,
+         [](const Deck& d) {
+             return d.model.abstract_nodes().size() == 1 && d.model.abstract_nodes()[0].x0 == 0.5 &&
+                    d.model.abstract_nodes()[0].v0 == 1.0;
+         },
+         "structural nodes: 1; rigid bodies: 1; abstract nodes: 1;"},
         {"electric", B::kNodes, "electric: 2;", O::kRefused, none},
         {"hydraulic", B::kNodes, "hydraulic: 2;", O::kRefused, none},
         {"parameter", B::kNodes, "parameter: 2, element;", O::kRefused, none},

@@ -53,6 +53,21 @@ std::string Beams(const std::string& counts, const std::string& elements) {
              "begin: elements;\n" +
              elements + "\nend: elements;\n");
 }
+/// Two abstract nodes (x = 0.5 and y = 0) and a `lagrangian` genel whose first line (line 18)
+/// names them x, y with rates u, w; `rest` is line 19, `node2` line 15, `counts` line 11.
+std::string Lagrangian(const std::string& rest,
+                       const std::string& node2 = "    abstract: 2, differential;",
+                       const std::string& counts = "abstract nodes: 2; genels: 1;") {
+    return P(counts +
+             "\nend: control data;\n"
+             "begin: nodes;\n"
+             "    abstract: 1, differential, value, 0.5, derivative, 0.;\n" +
+             node2 +
+             "\nend: nodes;\n"
+             "begin: elements;\n"
+             "    genel: 1, lagrangian, coordinates, 2, 1, \"x\", \"u\", 2, \"y\", \"w\",\n" +
+             rest + "\nend: elements;\n");
+}
 const std::string kLaw = "linear elastic generic, diag, 1.e3, 1.e3, 1.e3, 1., 1., 1.";
 
 /// One node whose orientation (line 15) is `orientation`.
@@ -337,7 +352,7 @@ std::vector<Case> Cases() {
         {"assignment to const", P("set: const real a = 1.;\nset: a = 2.;\n"), 12,
          "cannot assign to const variable 'a'"},
         {"non-integer count", P("joints: 1.5;\n"), 11, "expected an integer (joints), got 1.5"},
-        {"unsupported count", P("abstract nodes: 2;\n"), 11, "'abstract nodes' are not supported"},
+        {"unsupported count", P("thermal nodes: 2;\n"), 11, "'thermal nodes' are not supported"},
         {"unknown model type", P("model: nonsense;\n"), 11,
          "expected model type (one of: static, dynamic), got 'nonsense'"},
         {"negative node label", P(kOneNode + "structural: -1, dynamic, null, eye, null, null;\n"),
@@ -402,6 +417,48 @@ std::vector<Case> Cases() {
          "begin: initial value;\n    final time: 1.;\n    method: bdf, order, 4294967298;\n", 3,
          "bdf order must be in -2147483648..2147483647, got 4294967298"},
         // include: only regular files (a device would be read without end, a directory reads
+        // Abstract nodes and the lagrangian genel.
+        {"lagrangian: malformed expression",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2) +* x\";"), 19,
+         "expected an expression"},
+        {"lagrangian: unknown name", Lagrangian("        kinetic energy, \"0.5*(u^2 + z^2)\";"), 19,
+         "undefined variable 'z'"},
+        {"lagrangian: undefined abstract node",
+         P("abstract nodes: 1; genels: 1;\nend: control data;\nbegin: nodes;\n"
+           "    abstract: 1, differential;\nend: nodes;\nbegin: elements;\n"
+           "    genel: 1, lagrangian, coordinates, 1, 7, \"x\", \"u\", kinetic energy, \"u^2\";\n"
+           "end: elements;\n"),
+         17, "undefined abstract node 7"},
+        {"lagrangian: T not differentiable at the initial state (abs at its kink)",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2) + abs(x - 0.5)\";"), 19,
+         "'abs' is not differentiable at 0"},
+        {"lagrangian: a function without a derivative rule",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\", potential energy, \"sign(y)\";"),
+         19, "'sign' of a differentiation variable has no derivative rule"},
+        {"lagrangian: fewer constraints than declared",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\", constraints, 2, \"x - y\";"), 19,
+         "constraint 2"},
+        {"lagrangian: a rate in the potential",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\", potential energy, \"x*u\";"), 19,
+         "depends on the rate 'u'"},
+        {"lagrangian: Time in T", Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)*Time\";"),
+         19, "depends on Time"},
+        {"abstract: algebraic node",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\";", "    abstract: 2, algebraic;"),
+         15, "'algebraic' abstract nodes are not supported"},
+        {"abstract: count differs from control data",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\";",
+                    "    abstract: 2, differential;", "abstract nodes: 3; genels: 1;"),
+         11, "control data declares 3 abstract nodes but the deck defines 2"},
+        {"lagrangian: a coordinate named as a set: variable",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\";",
+                    "    abstract: 2, differential;",
+                    "abstract nodes: 2; genels: 1; set: real x = 1.;"),
+         19, "'x' (in kinetic energy) is the name of a deck variable"},
+        {"abstract: duplicate label",
+         Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\";",
+                    "    abstract: 1, differential;"),
+         15, "abstract node 1 is already defined"},
         // as nothing); the error is at the include statement.
         {"include of a character device", P("include: \"/dev/zero\";\n"), 11,
          "include file '/dev/zero': not a regular file (a character device)"},
@@ -416,7 +473,7 @@ TEST_CASE("malformed decks: file:line:column and message") {
     const std::vector<Case> cases = Cases();
     CHECK(cases.size() >= 30);
     for (const Case& c : cases) {
-        INFO("case '" << c.name << "'\n" << c.deck);
+        INFO("case '" << std::string(c.name) << "'\n" << c.deck);
         try {
             test::Read(c.deck, "test.mbd");
             FAIL("no error");
@@ -534,4 +591,34 @@ TEST_CASE("include: files over the size cap, and a root deck that is not a regul
         CHECK(e.where().file == "/dev/zero");
     }
     fs::remove_all(dir);
+}
+
+TEST_CASE("malformed decks: lagrangian expression errors point inside the string") {
+    // Line 19 is `        kinetic energy, "0.5*(u^2 + z^2)";`: the string opens at column
+    // 25, z is its 12th character: column 37.
+    try {
+        test::Read(Lagrangian("        kinetic energy, \"0.5*(u^2 + z^2)\";"), "test.mbd");
+        FAIL("no error");
+    } catch (const DeckError& e) {
+        CHECK(e.where().line == 19);
+        CHECK(e.where().column == 37);
+    }
+    // abs( starts at column 44 of `        kinetic energy, "0.5*(u^2 + w^2) + abs(x - 0.5)";`.
+    try {
+        test::Read(Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2) + abs(x - 0.5)\";"),
+                   "test.mbd");
+        FAIL("no error");
+    } catch (const DeckError& e) {
+        CHECK(e.where().line == 19);
+        CHECK(e.where().column == 44);
+    }
+    // A valid element reads, with its nodes' initial values.
+    const Deck deck = test::Read(Lagrangian(
+        "        kinetic energy, \"0.5*(u^2 + w^2)\", potential energy, \"0.5*(x^2 + y^2)\",\n"
+        "        constraints, 1, \"x - y\";"));
+    REQUIRE(deck.model.abstract_nodes().size() == 2);
+    CHECK(deck.model.abstract_nodes()[0].x0 == 0.5);
+    CHECK(deck.model.abstract_nodes()[1].x0 == 0.0);
+    CHECK(deck.model.elements()[0]->num_multipliers() == 1);
+    CHECK(deck.model.elements()[0]->abstract_nodes() == std::vector<int>{0, 1});
 }

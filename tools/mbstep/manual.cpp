@@ -74,11 +74,11 @@ reported in one run (up to 20), the first one locating the error.
 
 | keyword | mbstep |
 |---|---|
-| `structural nodes`, `rigid bodies`, `joints`, `forces`, `beams: n;` | checked against the statements read |
+| `structural nodes`, `abstract nodes`, `rigid bodies`, `joints`, `forces`, `beams`, `genels: n;` | checked against the statements read |
 | `gravity;` | required when a gravity element is defined |
-| other counts (`abstract nodes`, `genels`, `plates`, ...) | refused unless 0 |
+| other counts (`electric nodes`, `plates`, ...) | refused unless 0 |
 | `default orientation: euler123 | euler313 | euler321 | orientation vector | orientation matrix;` | the `.mov` orientation columns |
-| `default output: all | none | structural nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
+| `default output: all | none | structural nodes | abstract nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
 | `output frequency: n;`, `output meter: meter, t0, tf | forever, steps, n;` | output every n steps (the meter: only for t0 <= t <= tf) |
 | `output precision: n;` | digits of the text outputs (1..17) |
 | `model: static | dynamic;` | MBDyn's static solution (`cgr` formulations) |
@@ -96,9 +96,16 @@ reported in one run (up to 20), the first one locating the error.
         [orientation description, d,] [velocity,] v, [angular velocity,] w
         [, assembly, kp, kv, omega_rotates] [, output, yes|no];
     structural: label, dummy, base, offset, f, R | relative frame, reference node [...];
+    abstract: label, differential [, value, x0 [, derivative, v0]] [, output, yes|no];
+
+An abstract node is one scalar coordinate x (initial value x0, default 0) and its rate x'
+(initial v0, default 0), written to the `.abs` file; only the `lagrangian` genel reads it, and
+only the `cgr` formulations (every first-order method) run models of abstract nodes (a model
+holds either structural or abstract nodes); other formulations refuse them. `algebraic`
+abstract nodes are refused.
 
 `scale` and `accelerations` warn (no effect); `modal`, `static displacement` and `dynamic
-displacement` nodes and other node kinds (`abstract`, `electric`, ...) are refused. Positions,
+displacement` nodes and other node kinds (`electric`, `hydraulic`, ...) are refused. Positions,
 orientations and velocities accept MBDyn's `reference, global | node | other node | label, ...`
 prefixes.
 
@@ -109,7 +116,17 @@ Element statements are those of the registered element plugins (below). Besides 
 - `driven: label, <drive>, <element statement>;`: the element acts while the drive is non-zero
   (elements with multipliers or inertia are refused; `hint` is refused);
 - `inertia: ...;` is read with a warning (it only logs);
-- `aerodynamic ...`, `genel`, `plate`, `membrane4`, `shell4`, `user defined`, `loadable`, `bulk`,
+- `genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., kinetic energy, "T"
+  [, potential energy, "V"] [, constraints, m, "g_1", ..., "g_m"];` states a system in the
+  coordinates of n abstract nodes by its kinetic energy T(q, v), potential V(q) and holonomic
+  constraints g(q) = 0, expressions (double-quoted, `set:` variables allowed, no `Time`) of
+  the names given to each node's coordinate ("q") and rate ("v"). The equations are
+  d/dt(dT/dv) - dT/dq + dV/dq + G^T lambda = 0, g = 0 (G = dg/dq), with exact first and second
+  derivatives of the expressions; the mass matrix d2T/dv2 may be singular (it is never
+  inverted; the `.log` gives its rank). V and g must not depend on the rates. A function without
+  a derivative at the initial state (a kink of `abs`, `min`, `max`; `sign`, `ceil`,
+  comparisons, ... of a coordinate) is an error at its place in the string;
+- `aerodynamic ...`, `plate`, `membrane4`, `shell4`, `user defined`, `loadable`, `bulk`,
   `electric`, `hydraulic`, `thermal`, `modal`, ... are refused.
 
 )";
@@ -119,6 +136,7 @@ const char* kOutputs = R"(## Output files
 | file | contents |
 |---|---|
 | `.mov` | one line per node and output step: label, position, orientation (`default orientation`), velocity, angular velocity |
+| `.abs` | one line per abstract node and output step: label, value, derivative |
 | `.out` | `Step n t dt iterations residual solution converged output`; a run that stops early ends with `# mbstep: stopped: ...` |
 | `.log` | the model summary, one line per beam, the initial joint assembly, the linear solver chosen |
 | `.jnt` | joint and spring reactions (MBDyn's layout: label, force and couple in the joint frame, then global) |
@@ -193,11 +211,12 @@ void PrintInputManual(const Registry& r, std::ostream& os) {
         os << "| `" << d.name << "` | " << Cell(d.family) << " | " << Cell(d.order) << " | "
            << Cell(params) << " | " << Cell(d.description) << " |\n";
     }
-    os << "\n## Formulations (registry)\n\n| formulation | static models | description |\n"
-       << "|---|---|---|\n";
+    os << "\n## Formulations (registry)\n\n"
+       << "| formulation | static models | abstract nodes | description |\n"
+       << "|---|---|---|---|\n";
     for (const FormulationDescriptor& d : r.formulations())
         os << "| `" << d.name << "` | " << (d.solves_static_model ? "yes" : "no") << " | "
-           << Cell(d.description) << " |\n";
+           << (d.supports_abstract_nodes ? "yes" : "no") << " | " << Cell(d.description) << " |\n";
     os << "\n" << kOutputs;
 }
 

@@ -375,6 +375,12 @@ std::string DeckParser::GetString(std::string_view what) {
 }
 
 std::shared_ptr<const Expression> DeckParser::GetExpression(std::string_view what) {
+    return GetExpression(what, {}, nullptr);
+}
+
+std::shared_ptr<const Expression> DeckParser::GetExpression(
+    std::string_view what, const std::vector<std::shared_ptr<Variable>>& locals,
+    std::function<SourceLocation(std::size_t)>* locate) {
     SkipSpace();
     const std::size_t open = pos();
     if (Peek() != '"')
@@ -384,9 +390,22 @@ std::shared_ptr<const Expression> DeckParser::GetExpression(std::string_view wha
     std::vector<std::size_t> map;
     const std::string body = DecodeString(text(), open, &end, &map);
     if (end == std::string::npos) Fail(Where(), "unterminated string");
+    SymbolTable scope = symbols_;  // shares the deck's variables
+    for (const auto& v : locals)
+        if (!scope.Add(v))
+            Fail(LocationAt(open), "'" + v->name + "' (in " + std::string(what) +
+                                       ") is the name of a deck variable; choose another name");
+    if (locate) {  // the locations themselves: the deck's sources are gone when it runs
+        auto where = std::make_shared<std::vector<SourceLocation>>();
+        for (std::size_t m : map) where->push_back(LocationAt(m));
+        where->push_back(LocationAt(end));
+        *locate = [where](std::size_t offset) {
+            return (*where)[std::min(offset, where->size() - 1)];
+        };
+    }
     std::shared_ptr<const Expression> e;
     try {
-        e = std::make_shared<const Expression>(Expression::Compile(body, symbols_));
+        e = std::make_shared<const Expression>(Expression::Compile(body, scope));
     } catch (const ExpressionError& err) {
         const std::size_t at = err.offset() < map.size() ? map[err.offset()] : end;
         Fail(LocationAt(at), err.message() + " (in " + std::string(what) + ")");
@@ -709,6 +728,19 @@ ConstitutiveLawPtr DeckParser::GetConstitutiveLaw(int dimension, std::string_vie
     if (!law || law->dimension() != dimension)
         Fail(at, "constitutive law '" + best->name + "' could not be created");
     return law;
+}
+
+int DeckParser::GetAbstractNode(std::string_view what) {
+    const SourceLocation at = Where();
+    const long label = GetInt(what);
+    const int index =
+        label >= 0 && label <= 2147483647L ? model_.FindAbstractNode(static_cast<int>(label)) : -1;
+    if (index < 0) Fail(at, "undefined abstract node " + std::to_string(label));
+    return index;
+}
+
+const AbstractNode& DeckParser::abstract_node(int index) const {
+    return model_.abstract_nodes().at(static_cast<std::size_t>(index));
 }
 
 int DeckParser::GetNode(std::string_view what) {

@@ -101,6 +101,11 @@ class DeckParser final : public DeckInput {
     int GetNode(std::string_view what) override;
     const StructuralNode& node(int index) const override;
     std::shared_ptr<const Expression> GetExpression(std::string_view what) override;
+    std::shared_ptr<const Expression> GetExpression(
+        std::string_view what, const std::vector<std::shared_ptr<Variable>>& locals,
+        std::function<SourceLocation(std::size_t)>* locate) override;
+    int GetAbstractNode(std::string_view what) override;
+    const AbstractNode& abstract_node(int index) const override;
     void SetGravity(GravityField g) override;
     [[noreturn]] void Fail(const SourceLocation& where, const std::string& message) const override;
     void Warn(const SourceLocation& where, const std::string& message) const override;

@@ -135,6 +135,7 @@ class DeckReader {
                      const SourceLocation& where);
     void Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void StructuralNodeStatement(const SourceLocation& where);
+    void AbstractNodeStatement(const SourceLocation& where);
     void DummyNodeStatement(int label, const SourceLocation& where);
     void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
     /// An element statement; with `driven` (a `driven:` statement's drive), the element is
@@ -170,7 +171,7 @@ class DeckReader {
     std::map<std::string, Count> counts_;  // by control data keyword
     bool gravity_flag_{false};
     SourceLocation gravity_flag_where_;
-    Defined nodes_, bodies_, joints_, forces_, gravity_, beams_, others_;
+    Defined nodes_, abstract_nodes_, bodies_, joints_, forces_, gravity_, beams_, genels_, others_;
     std::map<std::string, std::map<long, std::pair<std::string, SourceLocation>>> labels_;
 };
 
@@ -682,14 +683,13 @@ OrientationOutput DeckReader::ReadOrientationDescription() {
 
 void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
-    static const std::vector<std::string> kCounts = {"structural nodes", "rigid bodies", "joints",
-                                                     "forces", "beams"};
-    static const std::vector<std::string> kUnsupportedCounts = {"abstract nodes",
-                                                                "electric nodes",
+    static const std::vector<std::string> kCounts = {
+        "structural nodes", "abstract nodes", "rigid bodies", "joints",
+        "forces",           "beams",          "genels"};
+    static const std::vector<std::string> kUnsupportedCounts = {"electric nodes",
                                                                 "hydraulic nodes",
                                                                 "parameter nodes",
                                                                 "thermal nodes",
-                                                                "genels",
                                                                 "plates",
                                                                 "aerodynamic elements",
                                                                 "aeromodals",
@@ -774,7 +774,9 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                 for (const char* st : {"joint", "beam3", "beam2", "force", "couple", "body"})
                     settings_.element_output[st] = on;
             }
+            if (item == "none" || item == "all") settings_.abstract_output = item == "all";
             if (item == "structural nodes") settings_.default_output = true;
+            if (item == "abstract nodes") settings_.abstract_output = true;
             if (item == "joints") settings_.element_output["joint"] = true;
             if (item == "beams")
                 settings_.element_output["beam3"] = settings_.element_output["beam2"] = true;
@@ -786,8 +788,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                          "'default output: accelerations' has no effect: the .mov has no "
                          "acceleration columns");
             else if (item != "all" && item != "none" && item != "structural nodes" &&
-                     item != "joints" && item != "beams" && item != "forces" &&
-                     item != "rigid bodies")
+                     item != "abstract nodes" && item != "joints" && item != "beams" &&
+                     item != "forces" && item != "rigid bodies")
                 in_.Warn(at_item, "'default output: " + item +
                                       "' has no effect: mbstep writes no output of that kind");
         } while (in_.HasArg());
@@ -886,9 +888,53 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
 void DeckReader::Nodes(const std::string& key, const std::string& keyword,
                        const SourceLocation& where) {
     if (Is(key, "structural")) return StructuralNodeStatement(where);
-    if (IsAny(key, {"abstract", "electric", "hydraulic", "parameter", "thermal"}))
+    if (Is(key, "abstract")) return AbstractNodeStatement(where);
+    if (IsAny(key, {"electric", "hydraulic", "parameter", "thermal"}))
         in_.Fail(where, "'" + keyword + "' nodes are not supported");
-    Unknown(keyword, where, {"structural"});
+    Unknown(keyword, where, {"abstract", "structural"});
+}
+
+// abstract: label, differential [, value, x0 [, derivative, v0]] [, output, yes|no];
+// (MBDyn manual, input/nodes.tex "Abstract Node"; `algebraic` abstract nodes are refused: an
+// algebraic scalar needs an element that writes its equation, and no element does.)
+void DeckReader::AbstractNodeStatement(const SourceLocation& where) {
+    const SourceLocation at_label = in_.Where();
+    const long label = in_.GetLabel("abstract node label");
+    const int existing = model_.FindAbstractNode(static_cast<int>(label));
+    if (existing >= 0)
+        in_.Fail(at_label, "abstract node " + std::to_string(label) + " is already defined (at " +
+                               model_.abstract_nodes()[existing].where.ToString() + ")");
+    AbstractNode n;
+    n.label = static_cast<int>(label);
+    n.where = where;
+    n.output = settings_.abstract_output;
+    const SourceLocation at_type = in_.Where();
+    if (in_.HasArg()) {
+        const std::string type =
+            in_.GetKeyword("abstract node type", {"differential", "algebraic"});
+        if (type == "algebraic")
+            in_.Fail(at_type,
+                     "'algebraic' abstract nodes are not supported: only differential ones, whose "
+                     "equations the `lagrangian` genel writes");
+    } else {
+        in_.Fail(at_type, "expected the abstract node type 'differential'");
+    }
+    if (in_.IsKeyword("value")) {
+        n.x0 = in_.GetReal("abstract node initial value");
+        if (in_.IsKeyword("derivative")) n.v0 = in_.GetReal("abstract node initial derivative");
+    }
+    while (in_.HasArg()) {
+        const SourceLocation at = in_.Where();
+        if (in_.IsKeyword("output")) {
+            n.output = in_.GetBool("node output");
+        } else {
+            in_.Fail(at, "unexpected argument " + in_.NextToken() +
+                             " in abstract node; accepted: value, derivative, output");
+        }
+    }
+    in_.EndStatement("abstract");
+    if (abstract_nodes_.count++ == 0) abstract_nodes_.first = where;
+    model_.AddAbstractNode(std::move(n));
 }
 
 // structural: label, static | dynamic, [position,] x, [orientation,] R,
@@ -1200,6 +1246,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                        : statement == "gravity"                        ? gravity_
                        : statement == "beam3" || statement == "beam2"  ? beams_
                        : statement == "force" || statement == "couple" ? forces_
+                       : statement == "genel"                          ? genels_
                                                                        : others_;
     if (defined.count++ == 0) defined.first = where;
     model_.AddElement(std::move(e));
@@ -1233,6 +1280,8 @@ void DeckReader::Validate() {
     CheckCount("joints", joints_);
     CheckCount("forces", forces_);
     CheckCount("beams", beams_);
+    CheckCount("abstract nodes", abstract_nodes_);
+    CheckCount("genels", genels_);
     if (gravity_flag_ && gravity_.count == 0)
         in_.Fail(gravity_flag_where_,
                  "control data declares gravity but no gravity element is defined");

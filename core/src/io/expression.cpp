@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 namespace mbstep {
 
@@ -105,6 +106,12 @@ std::shared_ptr<Variable> SymbolTable::Declare(const std::string& name, ValueTyp
     var->value.type = type;
     variables_[name] = var;
     return var;
+}
+
+bool SymbolTable::Add(std::shared_ptr<Variable> variable) {
+    if (!variable || variable->name == "Time" || variables_.count(variable->name)) return false;
+    variables_[variable->name] = std::move(variable);
+    return true;
 }
 
 void SymbolTable::Set(const std::string& name, const Value& value) {
@@ -413,10 +420,133 @@ double Apply3(Fn fn, double a, double x, double b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Evaluation (numeric nodes as double; string nodes as std::string)
+// Evaluation: one tree walk, a template over the scalar type S of numeric nodes:
+//   double  the value;
+//   Dual    the value and its derivative with respect to Time (Derivative());
+//   Jet     the value, gradient and Hessian with respect to bound variables (SecondOrder()).
+// The walk, the chain handling and the typing rules are shared; each scalar type supplies the
+// arithmetic of its operators and functions (chain rule per node, Griewank & Walther,
+// "Evaluating Derivatives", 2nd ed., SIAM 2008, ch. 3 and 13). String nodes are evaluated
+// as std::string.
 
-std::string EvalString(const ExprNode& n, double t);
-double EvalNumber(const ExprNode& n, double t);
+/// Variables whose values are given by the caller (the independent variables of SecondOrder).
+struct Bound {
+    const Variable* const* vars{nullptr};
+    const double* values{nullptr};
+    std::size_t size{0};
+};
+
+struct Ctx {
+    double t;
+    Bound bound;
+};
+
+int BoundIndex(const Ctx& c, const Variable* v) {
+    for (std::size_t i = 0; i < c.bound.size; ++i)
+        if (c.bound.vars[i] == v) return static_cast<int>(i);
+    return -1;
+}
+
+/// Value, gradient and Hessian with respect to the bound variables. `active` says whether the
+/// node depends on a bound variable (by the structure of the tree, not by the values); g and H
+/// are sized only then.
+struct Jet {
+    double v{0.0};
+    bool active{false};
+    Eigen::VectorXd g;
+    Eigen::MatrixXd H;
+};
+
+template <class S>
+S Lift(double v) {
+    if constexpr (std::is_same_v<S, double>) {
+        return v;
+    } else if constexpr (std::is_same_v<S, Dual>) {
+        return Dual{v, 0.0};
+    } else {
+        Jet j;
+        j.v = v;
+        return j;
+    }
+}
+
+// Jet arithmetic: f(a) and f(a, b) given the partial derivatives of f at the values.
+
+Jet Compose1(const Jet& a, double f, double f1, double f2) {
+    if (!a.active) return Lift<Jet>(f);
+    Jet r;
+    r.v = f;
+    r.active = true;
+    r.g = f1 * a.g;
+    r.H = f1 * a.H;
+    if (f2 != 0.0) r.H.noalias() += f2 * a.g * a.g.transpose();
+    return r;
+}
+
+Jet Compose2(const Jet& a, const Jet& b, double f, double fa, double fb, double faa, double fab,
+             double fbb) {
+    if (!b.active) return Compose1(a, f, fa, faa);
+    if (!a.active) return Compose1(b, f, fb, fbb);
+    Jet r;
+    r.v = f;
+    r.active = true;
+    r.g = fa * a.g + fb * b.g;
+    r.H = fa * a.H + fb * b.H;
+    if (faa != 0.0) r.H.noalias() += faa * a.g * a.g.transpose();
+    if (fbb != 0.0) r.H.noalias() += fbb * b.g * b.g.transpose();
+    if (fab != 0.0) {
+        r.H.noalias() += fab * a.g * b.g.transpose();
+        r.H.noalias() += fab * b.g * a.g.transpose();
+    }
+    return r;
+}
+
+Jet Add(const Jet& a, const Jet& b, double sign) {
+    if (!a.active && !b.active) return Lift<Jet>(a.v + sign * b.v);
+    if (!b.active) {
+        Jet r = a;
+        r.v = a.v + sign * b.v;
+        return r;
+    }
+    Jet r;
+    r.v = a.v + sign * b.v;
+    r.active = true;
+    if (a.active) {
+        r.g = a.g + sign * b.g;
+        r.H = a.H + sign * b.H;
+    } else {
+        r.g = sign * b.g;
+        r.H = sign * b.H;
+    }
+    return r;
+}
+
+/// a^b. With a constant exponent the base may be any real; with an exponent that depends on
+/// a bound variable, a^b = exp(b log a) needs a > 0.
+Jet Pow(const Jet& a, const Jet& b, std::size_t offset) {
+    const double p = std::pow(a.v, b.v);
+    if (!b.active) {
+        const double e = b.v;
+        const double f1 = e == 0.0 ? 0.0 : e * std::pow(a.v, e - 1.0);
+        const double f2 = (e == 0.0 || e == 1.0) ? 0.0 : e * (e - 1.0) * std::pow(a.v, e - 2.0);
+        return Compose1(a, p, f1, f2);
+    }
+    if (!(a.v > 0.0))
+        throw ExpressionError(offset,
+                              "power with an exponent that depends on a differentiation variable "
+                              "has no derivative at a base <= 0 (base " +
+                                  FormatNumber(ValueType::kReal, a.v) + ")");
+    const double la = std::log(a.v);
+    const double e = b.v;
+    const double pa = std::pow(a.v, e - 1.0);  // a^(b-1)
+    return Compose2(a, b, p, e * pa, p * la, e * (e - 1.0) * std::pow(a.v, e - 2.0),
+                    pa * (1.0 + e * la), p * la * la);
+}
+
+std::string EvalString(const ExprNode& n, const Ctx& c);
+
+template <class S>
+S Eval(const ExprNode& n, const Ctx& c);
 
 bool IsBinary(Op op) {
     switch (op) {
@@ -440,135 +570,509 @@ bool IsBinary(Op op) {
     }
 }
 
-/// A numeric binary node whose left operand is numeric: its value is ApplyBinary(n, value of
-/// the left operand), so a chain of them is evaluated bottom-up without recursion.
-bool IsNumericLink(const ExprNode& n) {
-    return IsBinary(n.op) && n.type != ValueType::kString && n.args[0]->type != ValueType::kString;
+bool IsArithmetic(Op op) {
+    return op == Op::kAdd || op == Op::kSub || op == Op::kMul || op == Op::kDiv || op == Op::kPow;
+}
+
+/// A node the walk of S evaluates as ApplyBinary<S>(n, value of the left operand): a chain of
+/// them is evaluated bottom-up without recursion. Numbers: every numeric binary node with a
+/// numeric left operand; derivative types: real arithmetic nodes (with Dual, only those that
+/// depend on Time: the others have a zero derivative).
+template <class S>
+bool IsLink(const ExprNode& n) {
+    if constexpr (std::is_same_v<S, double>) {
+        return IsBinary(n.op) && n.type != ValueType::kString &&
+               n.args[0]->type != ValueType::kString;
+    } else {
+        if (!IsArithmetic(n.op)) return false;
+        if constexpr (std::is_same_v<S, Dual>) {
+            if (!n.time_dependent) return false;
+        }
+        return !IsIntegral(n.type) && n.type != ValueType::kString &&
+               n.args[0]->type != ValueType::kString;
+    }
 }
 
 /// The value of binary node n given the value a of its left operand (the right operand is
 /// evaluated here; && and || do not evaluate it when a decides).
-double ApplyBinary(const ExprNode& n, double a, double t) {
+template <class S>
+S ApplyBinary(const ExprNode& n, const S& a, const Ctx& c) {
     const ExprNode& right = *n.args[1];
-    switch (n.op) {
-        case Op::kAdd:
-            return a + EvalNumber(right, t);
-        case Op::kSub:
-            return a - EvalNumber(right, t);
-        case Op::kMul:
-            return a * EvalNumber(right, t);
-        case Op::kDiv: {
-            const double b = EvalNumber(right, t);
-            if (IsIntegral(n.type)) {
-                if (b == 0.0) throw ExpressionError(n.offset, "integer division by zero");
-                return std::trunc(a / b);
+    if constexpr (std::is_same_v<S, double>) {
+        switch (n.op) {
+            case Op::kAdd:
+                return a + Eval<double>(right, c);
+            case Op::kSub:
+                return a - Eval<double>(right, c);
+            case Op::kMul:
+                return a * Eval<double>(right, c);
+            case Op::kDiv: {
+                const double b = Eval<double>(right, c);
+                if (IsIntegral(n.type)) {
+                    if (b == 0.0) throw ExpressionError(n.offset, "integer division by zero");
+                    return std::trunc(a / b);
+                }
+                return a / b;
             }
-            return a / b;
+            case Op::kPow: {
+                const double p = std::pow(a, Eval<double>(right, c));
+                return IsIntegral(n.type) ? std::trunc(p) : p;
+            }
+            case Op::kAnd:
+                return (a != 0.0 && Eval<double>(right, c) != 0.0) ? 1.0 : 0.0;
+            case Op::kOr:
+                return (a != 0.0 || Eval<double>(right, c) != 0.0) ? 1.0 : 0.0;
+            case Op::kXor:
+                return ((a != 0.0) != (Eval<double>(right, c) != 0.0)) ? 1.0 : 0.0;
+            default: {  // comparisons of numbers
+                const double b = Eval<double>(right, c);
+                const int cmp = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered
+                return Compare(n.op, cmp);
+            }
         }
-        case Op::kPow: {
-            const double p = std::pow(a, EvalNumber(right, t));
-            return IsIntegral(n.type) ? std::trunc(p) : p;
+    } else if constexpr (std::is_same_v<S, Dual>) {
+        const Dual b = Eval<Dual>(right, c);
+        switch (n.op) {
+            case Op::kAdd:
+                return {a.v + b.v, a.d + b.d};
+            case Op::kSub:
+                return {a.v - b.v, a.d - b.d};
+            case Op::kMul:
+                return {a.v * b.v, a.d * b.v + a.v * b.d};
+            case Op::kDiv:
+                return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)};
+            default: {  // kPow
+                const double p = std::pow(a.v, b.v);
+                double d = 0.0;
+                if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
+                if (b.d != 0.0) d += p * std::log(a.v) * b.d;
+                return {p, d};
+            }
         }
-        case Op::kAnd:
-            return (a != 0.0 && EvalNumber(right, t) != 0.0) ? 1.0 : 0.0;
-        case Op::kOr:
-            return (a != 0.0 || EvalNumber(right, t) != 0.0) ? 1.0 : 0.0;
-        case Op::kXor:
-            return ((a != 0.0) != (EvalNumber(right, t) != 0.0)) ? 1.0 : 0.0;
-        default: {  // comparisons of numbers
-            const double b = EvalNumber(right, t);
-            const int c = a < b ? -1 : (a > b ? 1 : (a == b ? 0 : 2));  // 2: unordered (NaN)
-            return Compare(n.op, c);
+    } else {
+        const Jet b = Eval<Jet>(right, c);
+        switch (n.op) {
+            case Op::kAdd:
+                return Add(a, b, 1.0);
+            case Op::kSub:
+                return Add(a, b, -1.0);
+            case Op::kMul:
+                return Compose2(a, b, a.v * b.v, b.v, a.v, 0.0, 1.0, 0.0);
+            case Op::kDiv: {
+                const double ib = 1.0 / b.v;
+                return Compose2(a, b, a.v / b.v, ib, -a.v * ib * ib, 0.0, -ib * ib,
+                                2.0 * a.v * ib * ib * ib);
+            }
+            default:  // kPow
+                return Pow(a, b, n.offset);
         }
     }
 }
 
-double EvalNode(const ExprNode& n, double t);
-
-/// Evaluation with an explicit walk of left-deep chains: down the left operands to the first
-/// node that is not a numeric binary link, then up through `parent`, applying each operator
-/// to the value so far. Recursion happens only into right operands and other children, whose
-/// depth the parser bounds (Parser::kMaxDepth), never along a chain's length.
-double EvalNumber(const ExprNode& n, double t) {
-    if (!IsNumericLink(n)) return EvalNode(n, t);
-    const ExprNode* bottom = &n;
-    while (IsNumericLink(*bottom)) bottom = bottom->args[0].get();
-    double v = EvalNode(*bottom, t);
-    for (const ExprNode* p = bottom->parent;; p = p->parent) {
-        v = ApplyBinary(*p, v, t);
-        if (p == &n) return v;
+/// d/dx of the one-argument function fn at x, where v = fn(x).
+double FirstDerivative(Fn fn, double x, double v) {
+    switch (fn) {
+        case Fn::kSin:
+            return std::cos(x);
+        case Fn::kCos:
+            return -std::sin(x);
+        case Fn::kTan:
+            return 1.0 + v * v;
+        case Fn::kAsin:
+            return 1.0 / std::sqrt(1.0 - x * x);
+        case Fn::kAcos:
+            return -1.0 / std::sqrt(1.0 - x * x);
+        case Fn::kAtan:
+            return 1.0 / (1.0 + x * x);
+        case Fn::kSinh:
+            return std::cosh(x);
+        case Fn::kCosh:
+            return std::sinh(x);
+        case Fn::kTanh:
+            return 1.0 - v * v;
+        case Fn::kAsinh:
+            return 1.0 / std::sqrt(x * x + 1.0);
+        case Fn::kAcosh:
+            return 1.0 / std::sqrt(x * x - 1.0);
+        case Fn::kAtanh:
+            return 1.0 / (1.0 - x * x);
+        case Fn::kCtan:
+            return -1.0 / (std::sin(x) * std::sin(x));
+        case Fn::kActan:
+            return -1.0 / (1.0 + x * x);
+        case Fn::kSqrt:
+            return 0.5 / v;
+        case Fn::kExp:
+            return v;
+        case Fn::kLog:
+            return 1.0 / x;
+        case Fn::kLog10:
+            return 1.0 / (x * std::log(10.0));
+        case Fn::kAbs:
+            return Sign(x);
+        default:
+            return 0.0;  // sign, casts: piecewise constant
     }
 }
 
-double EvalNode(const ExprNode& n, double t) {
-    auto arg = [&](int i) { return EvalNumber(*n.args[i], t); };
+/// d2/dx2 of the one-argument function fn at x, where v = fn(x) and f1 = fn'(x).
+double SecondDerivative(Fn fn, double x, double v, double f1) {
+    switch (fn) {
+        case Fn::kSin:
+        case Fn::kCos:
+            return -v;
+        case Fn::kTan:
+            return 2.0 * v * f1;
+        case Fn::kAsin:
+        case Fn::kAcos:
+            return x * f1 * f1 * f1;
+        case Fn::kAtan:
+            return -2.0 * x * f1 * f1;
+        case Fn::kSinh:
+        case Fn::kCosh:
+        case Fn::kExp:
+            return v;
+        case Fn::kTanh:
+            return -2.0 * v * f1;
+        case Fn::kAsinh:
+        case Fn::kAcosh:
+            return -x * f1 * f1 * f1;
+        case Fn::kAtanh:
+            return 2.0 * x * f1 * f1;
+        case Fn::kCtan:
+            return -2.0 * f1 * std::cos(x) / std::sin(x);
+        case Fn::kActan:
+            return 2.0 * x * f1 * f1;
+        case Fn::kSqrt:
+            return -0.5 * f1 / x;
+        case Fn::kLog:
+        case Fn::kLog10:
+            return -f1 / x;
+        default:
+            return 0.0;  // abs away from 0
+    }
+}
+
+const char* FunctionName(Fn fn) {
+    for (const auto& f : detail::kFunctions)
+        if (f.fn == fn) return f.name;
+    return "?";
+}
+
+[[noreturn]] void NotDifferentiable(const ExprNode& n, const std::string& why) {
+    throw ExpressionError(n.offset, why);
+}
+
+/// A one-argument function of a (not a cast to an integral type: those are passive).
+template <class S>
+S Call1(const ExprNode& n, const S& a) {
+    if constexpr (std::is_same_v<S, double>) {
+        return Apply1(n.fn, a);
+    } else {
+        if (n.fn == Fn::kToReal) return a;
+        const double x = a.v;
+        const double v = Apply1(n.fn, x);
+        const double f1 = FirstDerivative(n.fn, x, v);
+        if constexpr (std::is_same_v<S, Dual>) {
+            return {v, f1 * a.d};
+        } else {
+            if (!a.active) return Lift<Jet>(v);
+            if (n.fn == Fn::kSign)
+                NotDifferentiable(n,
+                                  "'sign' of a differentiation variable has no derivative "
+                                  "rule (piecewise constant)");
+            if (n.fn == Fn::kAbs && x == 0.0)
+                NotDifferentiable(n, "'abs' is not differentiable at 0 (its kink)");
+            return Compose1(a, v, f1, SecondDerivative(n.fn, x, v, f1));
+        }
+    }
+}
+
+/// A two-argument function of (a, b).
+template <class S>
+S Call2(const ExprNode& n, const S& a, const S& b) {
+    if constexpr (std::is_same_v<S, double>) {
+        return Apply2(n.fn, a, b);
+    } else if constexpr (std::is_same_v<S, Dual>) {
+        switch (n.fn) {
+            case Fn::kAtan2:  // atan2(y, x)
+                return {std::atan2(a.v, b.v), (b.v * a.d - a.v * b.d) / (a.v * a.v + b.v * b.v)};
+            case Fn::kActan2:  // atan2(x, y) with a = y, b = x swapped
+                return {std::atan2(b.v, a.v), (a.v * b.d - b.v * a.d) / (a.v * a.v + b.v * b.v)};
+            case Fn::kMin:
+                return a.v <= b.v ? a : b;
+            case Fn::kMax:
+                return a.v >= b.v ? a : b;
+            case Fn::kPow: {
+                const double p = std::pow(a.v, b.v);
+                double d = 0.0;
+                if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
+                if (b.d != 0.0) d += p * std::log(a.v) * b.d;
+                return {p, d};
+            }
+            case Fn::kCopysign: {
+                const double v = std::copysign(a.v, b.v);
+                return {v, (Sign(v) * Sign(a.v) >= 0.0 ? 1.0 : -1.0) * a.d};
+            }
+            default:
+                return {Apply2(n.fn, a.v, b.v), 0.0};
+        }
+    } else {
+        if (!a.active && !b.active) return Lift<Jet>(Apply2(n.fn, a.v, b.v));
+        switch (n.fn) {
+            case Fn::kAtan2:
+            case Fn::kActan2: {
+                // atan2(y, x): d/dy = x/r2, d/dx = -y/r2, d2/dy2 = -2xy/r2^2 = -d2/dx2,
+                // d2/dxdy = (y^2 - x^2)/r2^2.
+                const bool swap = n.fn == Fn::kActan2;
+                const Jet& y = swap ? b : a;
+                const Jet& x = swap ? a : b;
+                const double r2 = x.v * x.v + y.v * y.v;
+                const double q = 1.0 / (r2 * r2);
+                return Compose2(y, x, std::atan2(y.v, x.v), x.v / r2, -y.v / r2,
+                                -2.0 * x.v * y.v * q, (y.v * y.v - x.v * x.v) * q,
+                                2.0 * x.v * y.v * q);
+            }
+            case Fn::kMin:
+            case Fn::kMax:
+                if (a.v == b.v)
+                    NotDifferentiable(n, std::string("'") + FunctionName(n.fn) +
+                                             "' is not differentiable where its arguments are "
+                                             "equal (its kink)");
+                return (n.fn == Fn::kMin) == (a.v < b.v) ? a : b;
+            case Fn::kPow:
+                return Pow(a, b, n.offset);
+            default: {  // copysign(a, b) = |a| sign(b)
+                if (b.active)
+                    NotDifferentiable(n,
+                                      "'copysign' of a differentiation variable in its second "
+                                      "argument has no derivative rule (piecewise constant)");
+                if (a.v == 0.0)
+                    NotDifferentiable(n, "'copysign' is not differentiable at 0 (its kink)");
+                const double v = std::copysign(a.v, b.v);
+                const double s = Sign(v) * Sign(a.v);
+                return Compose1(a, v, s, 0.0);
+            }
+        }
+    }
+}
+
+/// True if the subtree of n contains a bound variable (walked with an explicit stack).
+bool DependsOnBound(const ExprNode& n, const Ctx& c) {
+    if (c.bound.size == 0) return false;
+    std::vector<const ExprNode*> pending{&n};
+    while (!pending.empty()) {
+        const ExprNode* p = pending.back();
+        pending.pop_back();
+        if (p->op == Op::kVar && BoundIndex(c, p->var.get()) >= 0) return true;
+        for (const auto& a : p->args) pending.push_back(a.get());
+    }
+    return false;
+}
+
+std::string Describe(const ExprNode& n) {
     switch (n.op) {
-        case Op::kConst:
-            return n.constant.number;
-        case Op::kVar:
-            if (!n.var->initialized)
-                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
-            return n.var->value.number;
-        case Op::kTime:
-            return t;
-        case Op::kNeg:
-            return -arg(0);
-        case Op::kNot:
-            return arg(0) == 0.0 ? 1.0 : 0.0;
-        case Op::kAdd:
-        case Op::kSub:
-        case Op::kMul:
+        case Op::kCall:
+            return std::string("'") + FunctionName(n.fn) + "'";
         case Op::kDiv:
+            return "integer division";
         case Op::kPow:
+            return "integer power";
+        case Op::kNot:
         case Op::kAnd:
         case Op::kOr:
         case Op::kXor:
-            return ApplyBinary(n, arg(0), t);
+            return "a logical operator";
         case Op::kLt:
         case Op::kLe:
         case Op::kGt:
         case Op::kGe:
         case Op::kEq:
-        case Op::kNe: {
-            if (n.args[0]->type != ValueType::kString) return ApplyBinary(n, arg(0), t);
-            const int s = EvalString(*n.args[0], t).compare(EvalString(*n.args[1], t));
-            const int c = s < 0 ? -1 : (s > 0 ? 1 : 0);
-            return Compare(n.op, c);
-        }
-        case Op::kCall:
-            switch (n.args.size()) {
-                case 1:
-                    return Apply1(n.fn, arg(0));
-                case 2:
-                    return Apply2(n.fn, arg(0), arg(1));
-                default:
-                    return Apply3(n.fn, arg(0), arg(1), arg(2));
-            }
-        case Op::kAssign: {
-            Variable& v = *n.var;
-            if (!n.args.empty()) {
-                v.value.number = ConvertNumber(v.type, arg(0));
-                v.initialized = true;
-            }
-            return v.initialized ? v.value.number : 0.0;
-        }
-        case Op::kSeq: {
-            double last = 0.0;
-            for (const auto& a : n.args) {
-                if (a->type == ValueType::kString) {
-                    EvalString(*a, t);
-                } else {
-                    last = EvalNumber(*a, t);
-                }
-            }
-            return last;
-        }
+        case Op::kNe:
+            return "a comparison";
+        default:
+            return std::string("an ") + ToString(n.type) + " expression";
     }
-    throw ExpressionError(n.offset, "internal error: non-numeric node evaluated as a number");
 }
 
-std::string EvalString(const ExprNode& n, double t) {
-    if (n.type != ValueType::kString) return FormatNumber(n.type, EvalNumber(n, t));
+/// For a derivative type S: nodes whose derivative is zero and whose value is the number
+/// evaluation. Dual: the nodes that do not depend on Time, and integral ones (piecewise
+/// constant: d/dTime = 0 between their jumps). Jet: integral nodes; they must not depend on a
+/// bound variable, whose derivatives would be wrong at the jumps.
+template <class S>
+bool IsPassive(const ExprNode& n, const Ctx& c) {
+    if constexpr (std::is_same_v<S, Dual>) {
+        return !n.time_dependent || IsIntegral(n.type);
+    } else {
+        if (!IsIntegral(n.type)) return false;
+        if (DependsOnBound(n, c)) {
+            // Report the innermost integral node that reads a variable (e.g. integer(y) in
+            // 3*integer(y), not the integer product).
+            const ExprNode* at = &n;
+            for (bool deeper = true; deeper;) {
+                deeper = false;
+                for (const auto& a : at->args)
+                    if (IsIntegral(a->type) && DependsOnBound(*a, c)) {
+                        at = a.get();
+                        deeper = true;
+                        break;
+                    }
+            }
+            NotDifferentiable(*at, Describe(*at) +
+                                       " of a differentiation variable has no "
+                                       "derivative rule (piecewise constant)");
+        }
+        return true;
+    }
+}
+
+/// Evaluation with an explicit walk of left-deep chains: down the left operands to the first
+/// node that is not a link, then up through `parent`, applying each operator to the value so
+/// far. Recursion happens only into right operands and other children, whose depth the parser
+/// bounds (Parser::kMaxDepth), never along a chain's length.
+template <class S>
+S EvalNode(const ExprNode& n, const Ctx& c);
+
+template <class S>
+S Eval(const ExprNode& n, const Ctx& c) {
+    if (!IsLink<S>(n)) return EvalNode<S>(n, c);
+    const ExprNode* bottom = &n;
+    while (IsLink<S>(*bottom)) bottom = bottom->args[0].get();
+    S v = EvalNode<S>(*bottom, c);
+    for (const ExprNode* p = bottom->parent;; p = p->parent) {
+        v = ApplyBinary<S>(*p, v, c);
+        if (p == &n) return v;
+    }
+}
+
+template <class S>
+S EvalNode(const ExprNode& n, const Ctx& c) {
+    constexpr bool kNumber = std::is_same_v<S, double>;
+    if constexpr (!kNumber) {
+        if (IsPassive<S>(n, c)) return Lift<S>(Eval<double>(n, c));
+    }
+    auto arg = [&](int i) { return Eval<S>(*n.args[i], c); };
+    switch (n.op) {
+        case Op::kConst:
+            return Lift<S>(n.constant.number);
+        case Op::kVar: {
+            const int i = BoundIndex(c, n.var.get());
+            if (i >= 0) {
+                const double x = c.bound.values[i];
+                if constexpr (std::is_same_v<S, Jet>) {
+                    Jet j;
+                    j.v = x;
+                    j.active = true;
+                    j.g = Eigen::VectorXd::Unit(static_cast<Eigen::Index>(c.bound.size), i);
+                    j.H = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(c.bound.size),
+                                                static_cast<Eigen::Index>(c.bound.size));
+                    return j;
+                } else {
+                    return Lift<S>(x);
+                }
+            }
+            if (!n.var->initialized)
+                throw ExpressionError(n.offset, "variable '" + n.var->name + "' has no value");
+            return Lift<S>(n.var->value.number);
+        }
+        case Op::kTime:
+            if constexpr (std::is_same_v<S, Dual>) {
+                return Dual{c.t, 1.0};
+            } else {
+                return Lift<S>(c.t);
+            }
+        case Op::kNeg: {
+            const S a = arg(0);
+            if constexpr (kNumber) {
+                return -a;
+            } else if constexpr (std::is_same_v<S, Dual>) {
+                return {-a.v, -a.d};
+            } else {
+                return Compose1(a, -a.v, -1.0, 0.0);
+            }
+        }
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kPow:
+            return ApplyBinary<S>(n, arg(0), c);
+        case Op::kCall:
+            if constexpr (!kNumber) {
+                if (n.fn == Fn::kToReal) return arg(0);
+            }
+            switch (n.args.size()) {
+                case 1:
+                    return Call1<S>(n, arg(0));
+                case 2: {
+                    const S a = arg(0);
+                    return Call2<S>(n, a, arg(1));
+                }
+                default:
+                    if constexpr (kNumber) {
+                        return Apply3(n.fn, arg(0), arg(1), arg(2));
+                    } else {
+                        return Lift<S>(Eval<double>(n, c));  // in_*: bool, passive
+                    }
+            }
+        case Op::kAssign: {
+            if constexpr (kNumber) {
+                Variable& v = *n.var;
+                if (!n.args.empty()) {
+                    v.value.number = ConvertNumber(v.type, arg(0));
+                    v.initialized = true;
+                }
+                return v.initialized ? v.value.number : 0.0;
+            } else {
+                S a = n.args.empty() ? Lift<S>(0.0) : arg(0);
+                Eval<double>(n, c);
+                a.v = n.var->value.number;
+                return a;
+            }
+        }
+        case Op::kSeq: {
+            for (std::size_t i = 0; i + 1 < n.args.size(); ++i) {
+                if (n.args[i]->type == ValueType::kString) {
+                    EvalString(*n.args[i], c);
+                } else {
+                    Eval<double>(*n.args[i], c);
+                }
+            }
+            return Eval<S>(*n.args.back(), c);
+        }
+        default:
+            break;
+    }
+    if constexpr (kNumber) {
+        switch (n.op) {
+            case Op::kNot:
+                return arg(0) == 0.0 ? 1.0 : 0.0;
+            case Op::kAnd:
+            case Op::kOr:
+            case Op::kXor:
+                return ApplyBinary<double>(n, arg(0), c);
+            case Op::kLt:
+            case Op::kLe:
+            case Op::kGt:
+            case Op::kGe:
+            case Op::kEq:
+            case Op::kNe: {
+                if (n.args[0]->type != ValueType::kString) return ApplyBinary<double>(n, arg(0), c);
+                const int s = EvalString(*n.args[0], c).compare(EvalString(*n.args[1], c));
+                const int cmp = s < 0 ? -1 : (s > 0 ? 1 : 0);
+                return Compare(n.op, cmp);
+            }
+            default:
+                break;
+        }
+        throw ExpressionError(n.offset, "internal error: non-numeric node evaluated as a number");
+    } else {
+        return Lift<S>(Eval<double>(n, c));  // comparisons, logical: piecewise constant
+    }
+}
+
+std::string EvalString(const ExprNode& n, const Ctx& c) {
+    if (n.type != ValueType::kString) return FormatNumber(n.type, Eval<double>(n, c));
     switch (n.op) {
         case Op::kConst:
             return n.constant.text;
@@ -583,25 +1087,25 @@ std::string EvalString(const ExprNode& n, double t) {
             while (bottom->op == Op::kAdd && bottom->type == ValueType::kString &&
                    bottom->args[0]->type == ValueType::kString && bottom->args[0]->op == Op::kAdd)
                 bottom = bottom->args[0].get();
-            std::string out = EvalString(*bottom->args[0], t);
+            std::string out = EvalString(*bottom->args[0], c);
             for (const ExprNode* p = bottom;; p = p->parent) {
-                out += EvalString(*p->args[1], t);
+                out += EvalString(*p->args[1], c);
                 if (p == &n) return out;
             }
         }
         case Op::kCall:
-            return EvalString(*n.args[0], t);  // string(x)
+            return EvalString(*n.args[0], c);  // string(x)
         case Op::kAssign: {
             Variable& v = *n.var;
             if (!n.args.empty()) {
-                v.value.text = EvalString(*n.args[0], t);
+                v.value.text = EvalString(*n.args[0], c);
                 v.initialized = true;
             }
             return v.value.text;
         }
         case Op::kSeq: {
             std::string last;
-            for (const auto& a : n.args) last = EvalString(*a, t);
+            for (const auto& a : n.args) last = EvalString(*a, c);
             return last;
         }
         default:
@@ -609,190 +1113,6 @@ std::string EvalString(const ExprNode& n, double t) {
     }
     throw ExpressionError(n.offset, "internal error: invalid string node");
 }
-
-Dual EvalDual(const ExprNode& n, double t);
-
-/// A real arithmetic node that depends on Time: its dual value is ApplyDual(n, dual value of
-/// the left operand). (Other nodes have a zero derivative and are evaluated by EvalNumber.)
-bool IsDualLink(const ExprNode& n) {
-    switch (n.op) {
-        case Op::kAdd:
-        case Op::kSub:
-        case Op::kMul:
-        case Op::kDiv:
-        case Op::kPow:
-            return n.time_dependent && !IsIntegral(n.type) && n.type != ValueType::kString &&
-                   n.args[0]->type != ValueType::kString;
-        default:
-            return false;
-    }
-}
-
-/// Forward-mode rules of the arithmetic operators, given the left operand's dual value a.
-Dual ApplyDual(const ExprNode& n, Dual a, double t) {
-    const Dual b = EvalDual(*n.args[1], t);
-    switch (n.op) {
-        case Op::kAdd:
-            return {a.v + b.v, a.d + b.d};
-        case Op::kSub:
-            return {a.v - b.v, a.d - b.d};
-        case Op::kMul:
-            return {a.v * b.v, a.d * b.v + a.v * b.d};
-        case Op::kDiv:
-            return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)};
-        default: {  // kPow
-            const double p = std::pow(a.v, b.v);
-            double d = 0.0;
-            if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
-            if (b.d != 0.0) d += p * std::log(a.v) * b.d;
-            return {p, d};
-        }
-    }
-}
-
-Dual EvalDualNode(const ExprNode& n, double t);
-
-/// Forward-mode derivative with respect to Time; left-deep chains are walked as in
-/// EvalNumber (down the left operands, up through `parent`).
-Dual EvalDual(const ExprNode& n, double t) {
-    if (!IsDualLink(n)) return EvalDualNode(n, t);
-    const ExprNode* bottom = &n;
-    while (IsDualLink(*bottom)) bottom = bottom->args[0].get();
-    Dual v = EvalDualNode(*bottom, t);
-    for (const ExprNode* p = bottom->parent;; p = p->parent) {
-        v = ApplyDual(*p, v, t);
-        if (p == &n) return v;
-    }
-}
-
-Dual EvalDualNode(const ExprNode& n, double t) {
-    if (!n.time_dependent || IsIntegral(n.type)) return {EvalNumber(n, t), 0.0};
-    auto arg = [&](int i) { return EvalDual(*n.args[i], t); };
-    switch (n.op) {
-        case Op::kTime:
-            return {t, 1.0};
-        case Op::kNeg: {
-            const Dual a = arg(0);
-            return {-a.v, -a.d};
-        }
-        case Op::kAdd:
-        case Op::kSub:
-        case Op::kMul:
-        case Op::kDiv:
-        case Op::kPow:
-            return ApplyDual(n, arg(0), t);
-        case Op::kCall: {
-            if (n.fn == Fn::kToReal) return arg(0);
-            if (n.args.size() == 1) {
-                const Dual a = arg(0);
-                const double x = a.v;
-                const double v = Apply1(n.fn, x);
-                double dfdx = 0.0;
-                switch (n.fn) {
-                    case Fn::kSin:
-                        dfdx = std::cos(x);
-                        break;
-                    case Fn::kCos:
-                        dfdx = -std::sin(x);
-                        break;
-                    case Fn::kTan:
-                        dfdx = 1.0 + v * v;
-                        break;
-                    case Fn::kAsin:
-                        dfdx = 1.0 / std::sqrt(1.0 - x * x);
-                        break;
-                    case Fn::kAcos:
-                        dfdx = -1.0 / std::sqrt(1.0 - x * x);
-                        break;
-                    case Fn::kAtan:
-                        dfdx = 1.0 / (1.0 + x * x);
-                        break;
-                    case Fn::kSinh:
-                        dfdx = std::cosh(x);
-                        break;
-                    case Fn::kCosh:
-                        dfdx = std::sinh(x);
-                        break;
-                    case Fn::kTanh:
-                        dfdx = 1.0 - v * v;
-                        break;
-                    case Fn::kAsinh:
-                        dfdx = 1.0 / std::sqrt(x * x + 1.0);
-                        break;
-                    case Fn::kAcosh:
-                        dfdx = 1.0 / std::sqrt(x * x - 1.0);
-                        break;
-                    case Fn::kAtanh:
-                        dfdx = 1.0 / (1.0 - x * x);
-                        break;
-                    case Fn::kCtan:
-                        dfdx = -1.0 / (std::sin(x) * std::sin(x));
-                        break;
-                    case Fn::kActan:
-                        dfdx = -1.0 / (1.0 + x * x);
-                        break;
-                    case Fn::kSqrt:
-                        dfdx = 0.5 / v;
-                        break;
-                    case Fn::kExp:
-                        dfdx = v;
-                        break;
-                    case Fn::kLog:
-                        dfdx = 1.0 / x;
-                        break;
-                    case Fn::kLog10:
-                        dfdx = 1.0 / (x * std::log(10.0));
-                        break;
-                    case Fn::kAbs:
-                        dfdx = Sign(x);
-                        break;
-                    default:
-                        dfdx = 0.0;
-                        break;  // sign, casts: piecewise constant
-                }
-                return {v, dfdx * a.d};
-            }
-            const Dual a = arg(0), b = arg(1);
-            switch (n.fn) {
-                case Fn::kAtan2:  // atan2(y, x)
-                    return {std::atan2(a.v, b.v),
-                            (b.v * a.d - a.v * b.d) / (a.v * a.v + b.v * b.v)};
-                case Fn::kActan2:  // atan2(x, y) with a = y, b = x swapped
-                    return {std::atan2(b.v, a.v),
-                            (a.v * b.d - b.v * a.d) / (a.v * a.v + b.v * b.v)};
-                case Fn::kMin:
-                    return a.v <= b.v ? a : b;
-                case Fn::kMax:
-                    return a.v >= b.v ? a : b;
-                case Fn::kPow: {
-                    const double p = std::pow(a.v, b.v);
-                    double d = 0.0;
-                    if (a.d != 0.0) d += b.v * std::pow(a.v, b.v - 1.0) * a.d;
-                    if (b.d != 0.0) d += p * std::log(a.v) * b.d;
-                    return {p, d};
-                }
-                case Fn::kCopysign: {
-                    const double v = std::copysign(a.v, b.v);
-                    return {v, (Sign(v) * Sign(a.v) >= 0.0 ? 1.0 : -1.0) * a.d};
-                }
-                default:
-                    return {Apply2(n.fn, a.v, b.v), 0.0};
-            }
-        }
-        case Op::kAssign: {
-            const Dual a = n.args.empty() ? Dual{0.0, 0.0} : arg(0);
-            EvalNumber(n, t);
-            return {n.var->value.number, a.d};
-        }
-        case Op::kSeq: {
-            for (std::size_t i = 0; i + 1 < n.args.size(); ++i) EvalNumber(*n.args[i], t);
-            return EvalDual(*n.args.back(), t);
-        }
-        default:
-            return {EvalNumber(n, t), 0.0};  // comparisons, logical: piecewise constant
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
@@ -1376,22 +1696,69 @@ bool Expression::depends_on_time() const { return root_ && root_->time_dependent
 
 Value Expression::Evaluate(double time) const {
     if (!root_) return Value::Real(0.0);
-    if (root_->type == ValueType::kString) return Value::String(EvalString(*root_, time));
-    return Value{root_->type, EvalNumber(*root_, time), {}};
+    const Ctx c{time, {}};
+    if (root_->type == ValueType::kString) return Value::String(EvalString(*root_, c));
+    return Value{root_->type, Eval<double>(*root_, c), {}};
 }
 
 double Expression::EvaluateReal(double time) const {
     if (!root_) return 0.0;
     if (root_->type == ValueType::kString)
         throw ExpressionError(root_->offset, "expected a number, got a string");
-    return EvalNumber(*root_, time);
+    return Eval<double>(*root_, Ctx{time, {}});
 }
 
 double Expression::Derivative(double time) const {
     if (!root_) return 0.0;
     if (root_->type == ValueType::kString)
         throw ExpressionError(root_->offset, "expected a number, got a string");
-    return EvalDual(*root_, time).d;
+    return Eval<Dual>(*root_, Ctx{time, {}}).d;
+}
+
+namespace {
+Ctx BoundContext(double time, const std::vector<const Variable*>& variables,
+                 const Eigen::VectorXd& values) {
+    if (static_cast<Eigen::Index>(variables.size()) != values.size())
+        throw std::invalid_argument("expression: " + std::to_string(variables.size()) +
+                                    " variables, " + std::to_string(values.size()) + " values");
+    return Ctx{time, Bound{variables.data(), values.data(), variables.size()}};
+}
+}  // namespace
+
+double Expression::EvaluateReal(double time, const std::vector<const Variable*>& variables,
+                                const Eigen::VectorXd& values) const {
+    if (!root_) return 0.0;
+    if (root_->type == ValueType::kString)
+        throw ExpressionError(root_->offset, "expected a number, got a string");
+    return Eval<double>(*root_, BoundContext(time, variables, values));
+}
+
+SecondOrderValue Expression::SecondOrder(double time, const std::vector<const Variable*>& variables,
+                                         const Eigen::VectorXd& values) const {
+    const auto n = static_cast<Eigen::Index>(variables.size());
+    SecondOrderValue out{0.0, Eigen::VectorXd::Zero(n), Eigen::MatrixXd::Zero(n, n)};
+    if (!root_) return out;
+    if (root_->type == ValueType::kString)
+        throw ExpressionError(root_->offset, "expected a number, got a string");
+    const Ctx c = BoundContext(time, variables, values);
+    if (IsIntegral(root_->type)) {  // piecewise constant: no derivative, unless it is constant
+        IsPassive<Jet>(*root_, c);
+        out.value = Eval<double>(*root_, c);
+        return out;
+    }
+    Jet j = Eval<Jet>(*root_, c);
+    out.value = j.v;
+    if (j.active) {
+        out.gradient = std::move(j.g);
+        out.hessian = std::move(j.H);
+    }
+    return out;
+}
+
+bool Expression::References(const Variable& variable) const {
+    if (!root_) return false;
+    const Variable* v = &variable;
+    return DependsOnBound(*root_, Ctx{0.0, Bound{&v, nullptr, 1}});
 }
 
 }  // namespace mbstep

@@ -112,6 +112,7 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
     out_ = &Open(prefix + ".out");
     log_ = &Open(prefix + ".log");
     csv_ = &Open(prefix + ".csv");
+    if (!model.abstract_nodes().empty()) abs_ = &Open(prefix + ".abs");
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
@@ -225,6 +226,20 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
         for (size_t i = 0; i < states.size(); ++i) {
             const StructuralNode& n = model_.nodes()[i];
             if (n.output) AppendMovLine(mov, n.label, states[i], n.orientation_output, p);
+        }
+        if (abs_) {  // MBDyn's .abs: label, value, derivative
+            const auto& abs_states = f.abstract_states();
+            std::string& out = abs_->buffer;
+            for (size_t i = 0; i < abs_states.size(); ++i) {
+                const AbstractNode& n = model_.abstract_nodes()[i];
+                if (!n.output) continue;
+                AppendNumber(out, static_cast<long>(n.label));
+                out.push_back(' ');
+                AppendNumber(out, abs_states[i].x, p);
+                out.push_back(' ');
+                AppendNumber(out, abs_states[i].xp, p);
+                out.push_back('\n');
+            }
         }
         // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
         for (const DummyNode& n : model_.dummy_nodes())

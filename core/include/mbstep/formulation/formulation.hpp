@@ -95,6 +95,12 @@ class Formulation {
     virtual const Model& model() const = 0;
     /// Current absolute state of every node (index = model node index).
     virtual const std::vector<FrameState>& node_states() const = 0;
+    /// Current value and derivative of every abstract node (index = Model::abstract_nodes()
+    /// index); empty for formulations without abstract nodes.
+    virtual const std::vector<AbstractState>& abstract_states() const {
+        static const std::vector<AbstractState> kNone;
+        return kNone;
+    }
     /// Current multipliers of element e (nullptr when it has none).
     virtual const double* multipliers(int element) const = 0;
     virtual double time() const = 0;

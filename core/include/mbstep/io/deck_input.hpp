@@ -7,6 +7,7 @@
 // location of the offending argument and a message naming what was expected.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -97,6 +98,28 @@ class DeckInput {
     virtual std::shared_ptr<const Expression> GetExpression(std::string_view what) {
         Fail(Where(), "expected " + std::string(what) + ": expressions are not supported here");
         return nullptr;
+    }
+    /// The same with `locals` (e.g. the coordinates of a `lagrangian` element) visible besides
+    /// the deck's variables; a local whose name a deck variable has is an error at the string.
+    /// `locate`, if not null, receives the deck location of each offset of the expression's text
+    /// (for errors found when the expression is evaluated).
+    virtual std::shared_ptr<const Expression> GetExpression(
+        std::string_view what, const std::vector<std::shared_ptr<Variable>>& /*locals*/,
+        std::function<SourceLocation(std::size_t)>* /*locate*/) {
+        Fail(Where(), "expected " + std::string(what) + ": expressions are not supported here");
+        return nullptr;
+    }
+    /// Reads a label and returns the index (into Model::abstract_nodes) of that abstract
+    /// node, failing if it is not defined.
+    virtual int GetAbstractNode(std::string_view what) {
+        Fail(Where(), "expected " + std::string(what) + ": abstract nodes are not supported here");
+        return -1;
+    }
+    /// The abstract node with the given index.
+    virtual const AbstractNode& abstract_node(int /*index*/) const {
+        Fail(Where(), "abstract nodes are not supported here");
+        static const AbstractNode kNone;
+        return kNone;
     }
     /// Sets the model's uniform gravity (called by the gravity element's reader); fails if
     /// the deck already defined one.

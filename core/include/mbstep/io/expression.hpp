@@ -34,9 +34,13 @@
 //
 // Derivative() returns d/dTime by forward-mode differentiation of the tree (exact, chain
 // rule per node); piecewise-constant nodes (integers, comparisons, ceil, sign, ...) have a
-// zero derivative.
+// zero derivative. SecondOrder() returns the value, gradient and Hessian with respect to a
+// list of variables (second-order forward mode, exact): there, a piecewise-constant node of
+// those variables, and abs/min/max/copysign at their kinks, are errors at the node's offset.
+// The number evaluation allocates nothing; SecondOrder() allocates its vectors.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -86,6 +90,8 @@ class SymbolTable {
     std::shared_ptr<Variable> Find(const std::string& name) const;
     /// Declares a new variable; returns nullptr if the name is taken (or reserved: Time).
     std::shared_ptr<Variable> Declare(const std::string& name, ValueType type, bool is_const);
+    /// Adds an existing variable under its name; false if the name is taken (or Time).
+    bool Add(std::shared_ptr<Variable> variable);
     /// Sets (declaring if needed) a variable, converting the value to its type; for tests
     /// and command-line definitions.
     void Set(const std::string& name, const Value& value);
@@ -120,6 +126,13 @@ struct ExpressionOptions {
     bool allow_side_effects{false};
 };
 
+/// An expression's value, gradient and Hessian with respect to n variables.
+struct SecondOrderValue {
+    double value{0.0};
+    Eigen::VectorXd gradient;  ///< n
+    Eigen::MatrixXd hessian;   ///< n x n, symmetric
+};
+
 class Expression {
   public:
     Expression() = default;
@@ -146,6 +159,20 @@ class Expression {
     double EvaluateReal(double time) const;
     /// d/dTime of a numeric expression.
     double Derivative(double time) const;
+
+    /// The value with each of `variables` taking the corresponding entry of `values` instead
+    /// of its symbol-table value (the symbol table is not changed).
+    double EvaluateReal(double time, const std::vector<const Variable*>& variables,
+                        const Eigen::VectorXd& values) const;
+    /// Value, gradient and Hessian with respect to `variables` at `values` (forward mode,
+    /// exact). Throws ExpressionError at the offset of a node without a derivative there:
+    /// a piecewise-constant function or operator of the variables (sign, ceil, integer(),
+    /// comparisons, ...), abs/min/max/copysign at their kinks, a power with a variable
+    /// exponent at a base <= 0.
+    SecondOrderValue SecondOrder(double time, const std::vector<const Variable*>& variables,
+                                 const Eigen::VectorXd& values) const;
+    /// True if the expression reads `variable`.
+    bool References(const Variable& variable) const;
 
   private:
     explicit Expression(std::shared_ptr<const detail::ExprNode> root) : root_(std::move(root)) {}

@@ -3,6 +3,8 @@
 //                 orientation as `default orientation` says: Euler angles in degrees, rotation
 //                 vector in radians, or the 9 entries of R row-wise)
 //   <prefix>.out  Step n time dt NIter ResErr SolErr SolConv Out
+//   <prefix>.abs  label value derivative   (one line per abstract node and output step; only
+//                 for models with abstract nodes, MBDyn's layout)
 //   <prefix>.jnt  joint reactions (elements that write them)
 //   <prefix>.act  beam section forces (and any other extension an element's output names)
 //   <prefix>.log  the model summary
@@ -78,6 +80,7 @@ class OutputWriter {
     const Model& model_;
     std::vector<std::unique_ptr<File>> open_;  // .mov, .out, .log, .csv, then the elements'
     File *mov_, *out_, *log_, *csv_;
+    File* abs_{nullptr};  // models with abstract nodes
     // Element output files (.jnt, .act, ...): their extensions, streams, and each element's
     // file index (-1: it writes none).
     std::vector<std::string> element_ext_;

@@ -83,7 +83,8 @@ struct RunSettings {
                t <= output_until;
     }
     int output_precision{6};
-    bool default_output{true};  ///< `default output:` for structural nodes
+    bool default_output{true};   ///< `default output:` for structural nodes
+    bool abstract_output{true};  ///< `default output:` for abstract nodes (.abs)
     /// `default output:` of element kinds by statement ("joint", "beam3", ...; absent: on).
     std::map<std::string, bool> element_output;
     bool ElementOutput(const std::string& statement) const {

@@ -125,6 +125,23 @@ struct ElementBlock {
     }
 };
 
+/// The Lagrangian contract of an element on abstract nodes (docs/DESIGN.md, "Abstract nodes and
+/// the `lagrangian` element"): for its n coordinates q (the values of its abstract nodes, in
+/// the order of Element::abstract_nodes()) and rates v, the kinetic energy T(q, v), the
+/// potential V(q) and m holonomic constraints g(q) = 0, each with its first and second
+/// derivatives. Formulations form their equations from these (e.g. the Euler-Lagrange
+/// equations d/dt(T_v) - T_q + V_q + G^T lambda = 0, G = g_q); M = T_vv may be singular and is
+/// never inverted by them.
+struct LagrangianBlock {
+    double T{0.0}, V{0.0};
+    Eigen::VectorXd T_q, T_v, V_q;      ///< n
+    Eigen::MatrixXd T_qq, T_qv, T_vv;   ///< n x n; T_qv(i, j) = d2T/dq_i dv_j
+    Eigen::MatrixXd V_qq;               ///< n x n
+    Eigen::VectorXd g;                  ///< m
+    Eigen::MatrixXd G;                  ///< m x n, G(k, j) = dg_k/dq_j
+    std::vector<Eigen::MatrixXd> g_qq;  ///< m matrices n x n
+};
+
 /// What an element sees when it is evaluated.
 struct ElementContext {
     double t{0.0};
@@ -157,6 +174,14 @@ class Element {
 
     /// Indices (into Model::nodes) of the connected nodes.
     const std::vector<int>& nodes() const { return nodes_; }
+    /// Indices (into Model::abstract_nodes) of the abstract nodes it reads (Lagrangian
+    /// contract); empty for elements on structural nodes.
+    const std::vector<int>& abstract_nodes() const { return abstract_nodes_; }
+    /// Writes the Lagrangian contract at coordinates q and rates v (n = abstract_nodes()
+    /// values each) and time t. Only elements with abstract nodes implement it; its
+    /// constraint rows are the element's multipliers.
+    virtual void EvaluateLagrangian(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                    LagrangianBlock& /*out*/) const {}
     virtual int num_multipliers() const { return 0; }
     virtual ConstraintLevel constraint_level() const { return ConstraintLevel::kNone; }
     /// Level (kPosition or kVelocity) of constraint row j, 0 <= j < num_multipliers().
@@ -204,6 +229,7 @@ class Element {
 
   protected:
     std::vector<int> nodes_;
+    std::vector<int> abstract_nodes_;
 
   private:
     int label_;

@@ -27,6 +27,14 @@ class Model {
     const std::vector<StructuralNode>& nodes() const { return nodes_; }
     const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
     const std::optional<GravityField>& gravity() const { return gravity_; }
+    /// Abstract (scalar) nodes, in deck order.
+    const std::vector<AbstractNode>& abstract_nodes() const { return abstract_nodes_; }
+    /// Index (into abstract_nodes()) of the abstract node with this label, or -1.
+    int FindAbstractNode(int label) const {
+        for (size_t i = 0; i < abstract_nodes_.size(); ++i)
+            if (abstract_nodes_[i].label == label) return static_cast<int>(i);
+        return -1;
+    }
     /// Dummy nodes (output only; no unknowns, not in nodes()).
     const std::vector<DummyNode>& dummy_nodes() const { return dummy_nodes_; }
     /// True for MBDyn's static solution (`model: static;` in control data, MBDyn input manual,
@@ -57,6 +65,7 @@ class Model {
         return static_cast<int>(nodes_.size()) - 1;
     }
     void AddDummyNode(DummyNode n) { dummy_nodes_.push_back(std::move(n)); }
+    void AddAbstractNode(AbstractNode n) { abstract_nodes_.push_back(std::move(n)); }
     void AddElement(std::unique_ptr<Element> e) { elements_.push_back(std::move(e)); }
     void SetGravity(GravityField g) { gravity_ = std::move(g); }
     void set_static_model(bool on) { static_model_ = on; }
@@ -67,6 +76,7 @@ class Model {
     std::vector<StructuralNode> nodes_;
     std::map<int, int> node_index_;
     std::vector<DummyNode> dummy_nodes_;
+    std::vector<AbstractNode> abstract_nodes_;
     std::vector<std::unique_ptr<Element>> elements_;
     std::optional<GravityField> gravity_;
     bool static_model_{false};

@@ -44,6 +44,23 @@ struct StructuralNode {
     int assembly_omega_rotates{-1};
 };
 
+/// A scalar ("abstract") node (MBDyn `abstract: label, differential, value, x0, derivative,
+/// v0;`): one coordinate x and its rate x'. Elements that read abstract nodes state their
+/// equations through the Lagrangian contract (model/element.hpp, LagrangianBlock).
+struct AbstractNode {
+    int label{0};
+    double x0{0.0};  ///< initial value
+    double v0{0.0};  ///< initial derivative
+    bool output{true};
+    SourceLocation where;
+};
+
+/// Value and derivative of an abstract node (the .abs output).
+struct AbstractState {
+    double x{0.0};
+    double xp{0.0};
+};
+
 /// A dummy structural node (MBDyn `structural: label, dummy, base, ...`): no unknowns, never
 /// connected to elements; its pose and twist follow its base node and are written to .mov.
 ///   offset:          x = x_b + R_b f,  R = R_b R_h,  v = v_b + w_b x (R_b f),  w = w_b

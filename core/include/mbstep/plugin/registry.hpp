@@ -21,7 +21,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 6;
+inline constexpr int kPluginAbi = 7;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
@@ -113,6 +113,9 @@ struct FormulationDescriptor {
     /// True if the formulation honours Model::static_model() (MBDyn's `model: static;`); the
     /// run loop refuses a static model on any other before building it.
     bool solves_static_model{false};
+    /// True if the formulation runs models with abstract nodes (Model::abstract_nodes()); the
+    /// run loop refuses such a model on any other before building it.
+    bool supports_abstract_nodes{false};
     std::function<std::unique_ptr<Formulation>(const Model&)> make;
     std::string library;
 };
