@@ -61,7 +61,7 @@ reported in one run (up to 20), the first one locating the error.
 | `tolerance: r [, test, none|norm|minmax] [, s [, test, ...]];` | residual and solution tests as MBDyn; a residual stalled at its round-off level passes (DESIGN.md); `scale` warns |
 | `max iterations: n [, at most];` | Newton iterations per step |
 | `nonlinear solver: newton raphson [, modified, N [, adaptive]];` | MBDyn's; `adaptive` is mbstep's; `keep jacobian matrix`, `honor element requests` warn; other solvers refused |
-| `linear solver: <name> [, options];` | `auto` (default), `klu`, `naive` (MBDyn's sparse LU: read as `auto`), `schur`, `sparselu`; `umfpack`, `y12`, `superlu`, ... warn and use KLU; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row scaling; `map`, `cc`, `mt`, `workspace size`, ... warn |
+| `linear solver: <name> [, options];` | `auto` (default); MBDyn's `naive`, `klu` (direct sparse LUs) read as `auto`; `umfpack`, `y12`, `superlu`, ... warn and use `auto`; mbstep's `schur`, `sparselu` as named; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row scaling; `map`, `cc`, `mt`, `workspace size`, ... warn |
 | `output: iterations | residual | solution | none;` | printed per Newton iteration as MBDyn; the other items warn |
 | `abort after: input | assembly | derivatives | dummy steps;` | stop there, writing the model summary (input) or the state at t0 |
 | `strategy: factor, f, n_red, f_up, n_up, it_min [, it_max];` | MBDyn's step control: retry a failed step with h f (not below `min time step`), shrink after a step of more than it_max iterations, grow by f_up after quiet steps (up to `max time step`, else the deck's time step); `change` refused |

@@ -511,12 +511,17 @@ void DeckReader::InitialValue(const std::string& key, const std::string& keyword
                                              "taucs", "watson", "pastix", "qr", "spqr", "sparselu",
                                              "harwell", "meschach", "schur"});
         s.linear_solver_requested = name;
-        // MBDyn's `naive` is a sparse LU with an optional column ordering (its own, not a dense
-        // one): it maps to `auto` (the dense LU up to kDenseMaxUnknowns unknowns, above it the
-        // sparse paths), which honours `colamd`/`mmdata` on its KLU path.
-        const bool ours = name == "klu" || name == "sparselu" || name == "naive" || name == "schur";
-        s.linear_solver = !ours ? "klu" : name == "naive" ? "auto" : name;
-        if (!ours) in_.Warn(at, "linear solver '" + name + "' is not available; using klu");
+        // MBDyn's solvers (`naive`, its own sparse LU with an optional column ordering, `klu`,
+        // `umfpack`, ...) are all direct sparse LUs: each maps to `auto` (the dense LU up to
+        // kDenseMaxUnknowns unknowns, above it KLU, after block elimination where that removes
+        // at least half the unknowns), the fastest direct path, which honours the ordering and
+        // scaling options on its KLU factorizations. `schur` and `sparselu` are mbstep's own
+        // and are used as named.
+        const bool ours = name == "sparselu" || name == "schur";
+        const bool available = ours || name == "klu" || name == "naive";
+        s.linear_solver = ours ? name : "auto";
+        if (!available)
+            in_.Warn(at, "linear solver '" + name + "' is not available; using auto (klu)");
         // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
         // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
         // colamd | natural | rcm}]. `colamd` selects KLU's COLAMD, `mmdata` its AMD; the
