@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "support/rk4.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace mbstep;
@@ -38,18 +39,7 @@ std::array<double, 4> Reference() {
     };
     std::array<double, 4> s{0.0, 0.0, 1.0, -1.0};
     const int n = 200000;
-    const double h = 10.0 / n;
-    for (int i = 0; i < n; ++i) {
-        std::array<double, 4> k1 = rhs(s), a, k2, k3, k4;
-        for (int j = 0; j < 4; ++j) a[j] = s[j] + 0.5 * h * k1[j];
-        k2 = rhs(a);
-        for (int j = 0; j < 4; ++j) a[j] = s[j] + 0.5 * h * k2[j];
-        k3 = rhs(a);
-        for (int j = 0; j < 4; ++j) a[j] = s[j] + h * k3[j];
-        k4 = rhs(a);
-        for (int j = 0; j < 4; ++j) s[j] += h / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-    }
-    return s;
+    return test::Rk4(rhs, s, 10.0 / n, n);
 }
 
 struct Result {
