@@ -85,13 +85,29 @@ const double* LagrangianFormulation::multipliers(int element) const {
 }
 
 void LagrangianFormulation::Residual(double c, Eigen::VectorXd& r) {
+    for (size_t k = 0; k < elements_.size(); ++k) Evaluate(static_cast<int>(k));
+    FillResidual(c, r);
+}
+
+void LagrangianFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) {
+    for (size_t k = 0; k < elements_.size(); ++k) Evaluate(static_cast<int>(k));
+    FillJacobian(c, J);
+}
+
+void LagrangianFormulation::ResidualAndJacobian(double c, Eigen::VectorXd& r,
+                                                Eigen::SparseMatrix<double>& J) {
+    for (size_t k = 0; k < elements_.size(); ++k) Evaluate(static_cast<int>(k));
+    FillResidual(c, r);
+    FillJacobian(c, J);
+}
+
+void LagrangianFormulation::FillResidual(double c, Eigen::VectorXd& r) const {
     r.setZero(n_);
     for (int i = 0; i < num_nodes_; ++i) {
         r[2 * i] = y_[2 * i + 1];        // (L1): p - sum T_v
         r[2 * i + 1] = -yp_[2 * i + 1];  // (L2): ... - p'
     }
     for (size_t k = 0; k < elements_.size(); ++k) {
-        Evaluate(static_cast<int>(k));
         const ElementData& d = elements_[k];
         const LagrangianBlock& b = block_[k];
         const auto lambda = y_.segment(d.mult_offset, d.m);
@@ -139,8 +155,7 @@ void LagrangianFormulation::Triplets(double c, bool zero,
     }
 }
 
-void LagrangianFormulation::Jacobian(double c, Eigen::SparseMatrix<double>& J) {
-    for (size_t k = 0; k < elements_.size(); ++k) Evaluate(static_cast<int>(k));
+void LagrangianFormulation::FillJacobian(double c, Eigen::SparseMatrix<double>& J) {
     Triplets(c, false, triplets_);
     J.resize(n_, n_);
     J.setFromTriplets(triplets_.begin(), triplets_.end());

@@ -66,6 +66,8 @@ class LagrangianFormulation final : public Formulation, public FirstOrderProblem
     void AfterPredict() override {}
     void Residual(double c, Eigen::VectorXd& r) override;
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
+    /// Both from one evaluation of the elements (their second-order jets serve r and J).
+    void ResidualAndJacobian(double c, Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) override;
     const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
     void Update(const Eigen::VectorXd& delta, double c) override;
     void AfterConvergence() override {}
@@ -86,6 +88,9 @@ class LagrangianFormulation final : public Formulation, public FirstOrderProblem
     };
     /// Evaluates element k at the current y, y' into block_[k].
     void Evaluate(int k) const;
+    /// r and J from block_ as Evaluate left it.
+    void FillResidual(double c, Eigen::VectorXd& r) const;
+    void FillJacobian(double c, Eigen::SparseMatrix<double>& J);
     /// The triplets of the iteration matrix (values of coefficient c; zeros kept).
     void Triplets(double c, bool zero, std::vector<Eigen::Triplet<double>>& out) const;
 
