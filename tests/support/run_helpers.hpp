@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,15 @@ inline RunResult RunDeck(const std::string& deck_path, const std::string& method
     };
     res.summary = Run(deck, opt, reg);
     return res;
+}
+
+/// The order an integrator declares, for method text such as "ms, 0.6" (keyword before the
+/// first comma), from the registry.
+inline double DeclaredOrder(const std::string& method) {
+    const IntegratorDescriptor* d =
+        GlobalRegistry().FindIntegrator(method.substr(0, method.find(',')));
+    if (d == nullptr) throw std::runtime_error("no integrator '" + method + "'");
+    return std::stod(d->order);
 }
 
 /// Observed orders log2(e_i / e_{i+1}) of a sequence of errors at halved steps.
