@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -127,6 +129,33 @@ end: control data;
     for (const std::string& w : d.warnings)
         ordering_warned |= w.find("the ordering applies to klu only") != std::string::npos;
     CHECK_FALSE(ordering_warned);
+}
+
+TEST_CASE("deck: plain numbers read as the expression parser reads them") {
+    // A literal that is a whole argument skips the expression parser: its value must be the
+    // parser's (strtod's correctly rounded one) bit for bit, and anything else must still be
+    // parsed, or refused, as an expression.
+    auto initial_time = [](const std::string& value) {
+        return Read("begin: initial value;\n    initial time: " + value +
+                    ";\n    final time: 1e300;\n    method: test-method;\nend: initial value;\n"
+                    "begin: control data;\n    structural nodes: 0;\nend: control data;\n")
+            .settings.initial_time;
+    };
+    for (const char* literal :
+         {"0.1", "-0.25", ".5", "1.", "2e+3", "1.5E-3", "-7", "0.30000000000000004",
+          "123456789012345678901234567890", "4.9406564584124654e-324", "-0.0", "1e-3  "}) {
+        CAPTURE(literal);
+        const double read = initial_time(literal);
+        const double expected = std::strtod(literal, nullptr);
+        CHECK(std::memcmp(&read, &expected, sizeof expected) == 0);
+    }
+    CHECK(initial_time("1e-3*2") == 2e-3);
+    CHECK(initial_time("-1 - 2") == -3.0);
+    CHECK(initial_time("2 ^ 3") == 8.0);
+    for (const char* bad : {"1e999", "1.2.3", "1e", "1 2", "--1e"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(initial_time(bad), DeckError);
+    }
 }
 
 TEST_CASE("deck: MBDyn's linear solvers map to auto, those we do not have with a warning") {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -132,12 +133,14 @@ char DeckParser::Peek() {
     return pos() < text().size() ? text()[pos()] : '\0';
 }
 
-SourceLocation DeckParser::Where() const {
+std::size_t DeckParser::Mark() const {
     std::string_view t = text();
     std::size_t p = cursor().pos;
     while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
-    return LocationAt(p);
+    return p;
 }
+
+SourceLocation DeckParser::Where() const { return LocationAt(Mark()); }
 
 std::string DeckParser::NextToken() { return DescribeToken(text(), pos()); }
 
@@ -283,14 +286,43 @@ std::string DeckParser::GetKeyword(std::string_view what,
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
+namespace {
+
+// A plain decimal literal ([-]digits[.digits][e[+-]digits]) that is the whole argument: its
+// value as the expression parser would compute it (std::from_chars rounds correctly, as strtod
+// does), without building an expression. False for anything else, left to the parser.
+bool PlainNumber(std::string_view t, std::size_t start, double* value, std::size_t* end) {
+    std::size_t p = start;
+    if (p < t.size() && t[p] == '-') ++p;
+    if (p >= t.size() || !(std::isdigit(static_cast<unsigned char>(t[p])) || t[p] == '.'))
+        return false;
+    while (p < t.size() &&
+           (std::isdigit(static_cast<unsigned char>(t[p])) || t[p] == '.' || t[p] == 'e' ||
+            t[p] == 'E' || ((t[p] == '+' || t[p] == '-') && (t[p - 1] == 'e' || t[p - 1] == 'E'))))
+        ++p;
+    const auto r = std::from_chars(t.data() + start, t.data() + p, *value);
+    if (r.ec != std::errc() || r.ptr != t.data() + p || !std::isfinite(*value)) return false;
+    *end = p;
+    return true;
+}
+
+}  // namespace
+
 Value DeckParser::GetValue(std::string_view what, const char* expected) {
     SkipSpace();
     const std::size_t start = pos();
-    const std::string head = "expected " + std::string(expected) + " (" + std::string(what) + ")";
+    auto head = [&] {
+        return "expected " + std::string(expected) + " (" + std::string(what) + ")";
+    };
     const char c = Peek();
-    if (c == ';' || c == ',' || c == '\0') Fail(Where(), head + ", got " + NextToken());
+    if (c == ';' || c == ',' || c == '\0') Fail(Where(), head() + ", got " + NextToken());
     std::size_t p = start;
     Value v;
+    if (PlainNumber(text(), start, &v.number, &p) && DelimiterAfter(p)) {
+        pos() = p;
+        return v;
+    }
+    p = start;
     try {
         ExpressionOptions options;
         options.allow_side_effects = true;
@@ -299,7 +331,7 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
     } catch (const ExpressionError& err) {
         if (err.offset() == start)
             Fail(LocationAt(start),
-                 head + ", got " + DescribeToken(text(), start) + " (" + err.message() + ")");
+                 head() + ", got " + DescribeToken(text(), start) + " (" + err.message() + ")");
         Fail(LocationAt(err.offset()), err.message() + " (in " + std::string(what) + ")");
     }
     if (v.is_numeric() && !std::isfinite(v.number))
@@ -310,19 +342,21 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
 }
 
 double DeckParser::GetReal(std::string_view what) {
-    const SourceLocation at = Where();
+    const std::size_t at = Mark();
     const Value v = GetValue(what, "a real number");
     if (!v.is_numeric())
-        Fail(at, "expected a real number (" + std::string(what) + "), got a string");
+        Fail(LocationAt(at), "expected a real number (" + std::string(what) + "), got a string");
     FinishArg(what);
     return v.number;
 }
 
-double DeckParser::ReadIntegral(std::string_view what, const SourceLocation& at) {
+double DeckParser::ReadIntegral(std::string_view what, std::size_t at) {
     const Value v = GetValue(what, "an integer");
-    if (!v.is_numeric()) Fail(at, "expected an integer (" + std::string(what) + "), got a string");
+    if (!v.is_numeric())
+        Fail(LocationAt(at), "expected an integer (" + std::string(what) + "), got a string");
     if (v.number != std::trunc(v.number))
-        Fail(at, "expected an integer (" + std::string(what) + "), got " + Format(v.number));
+        Fail(LocationAt(at),
+             "expected an integer (" + std::string(what) + "), got " + Format(v.number));
     return v.number;
 }
 
@@ -331,26 +365,26 @@ long DeckParser::GetInt(std::string_view what) {
 }
 
 long DeckParser::GetInt(std::string_view what, int min, int max) {
-    const SourceLocation at = Where();
+    const std::size_t at = Mark();
     const double v = ReadIntegral(what, at);
     // Compared as doubles: every int is exact, and no out-of-range value is ever converted.
     if (v < min || v > max)
-        Fail(at, std::string(what) + " must be in " + std::to_string(min) + ".." +
-                     std::to_string(max) + ", got " + FormatIntegral(v));
+        Fail(LocationAt(at), std::string(what) + " must be in " + std::to_string(min) + ".." +
+                                 std::to_string(max) + ", got " + FormatIntegral(v));
     FinishArg(what);
     return static_cast<long>(v);
 }
 
 long DeckParser::GetLabel(std::string_view what) {
-    const SourceLocation at = Where();
+    const std::size_t at = Mark();
     const double v = ReadIntegral(what, at);
     if (v < 0)
-        Fail(at,
+        Fail(LocationAt(at),
              "a label must be non-negative (" + std::string(what) + " " + FormatIntegral(v) + ")");
     if (v > std::numeric_limits<int>::max())
-        Fail(at, std::string(what) + " must be in 0.." +
-                     std::to_string(std::numeric_limits<int>::max()) + ", got " +
-                     FormatIntegral(v));
+        Fail(LocationAt(at), std::string(what) + " must be in 0.." +
+                                 std::to_string(std::numeric_limits<int>::max()) + ", got " +
+                                 FormatIntegral(v));
     FinishArg(what);
     return static_cast<long>(v);
 }

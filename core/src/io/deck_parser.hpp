@@ -132,6 +132,8 @@ class DeckParser final : public DeckInput {
     const Cursor& cursor() const { return stack_.back(); }
     Cursor& cursor() { return stack_.back(); }
     std::size_t& pos() { return stack_.back().pos; }
+    /// The offset of the next non-blank character (Where() without building the location).
+    std::size_t Mark() const;
     SourceLocation LocationAt(std::size_t offset) const {
         return cursor().source->Location(offset);
     }
@@ -147,7 +149,7 @@ class DeckParser final : public DeckInput {
     bool LooksLikeKeywordPair(std::string_view kw, std::string_view after) const;
     Value GetValue(std::string_view what, const char* expected);
     /// The next argument as an integral number (not yet range-checked; not consumed past it).
-    double ReadIntegral(std::string_view what, const SourceLocation& at);
+    double ReadIntegral(std::string_view what, std::size_t at);
     FrameState ReadFramePrefix(const FrameState& rf);
     Mat3 ReadOrientationBody(std::string_view what);
     double GetAngle(std::string_view what, bool degrees);

@@ -54,11 +54,11 @@ std::string Join(std::vector<std::string> names, bool sort = false) {
     return out;
 }
 
-bool Is(const std::string& key, const char* keyword) { return key == KeywordKey(keyword); }
+bool Is(const std::string& key, const char* keyword) { return detail::IsKeywordKey(key, keyword); }
 
 bool IsAny(const std::string& key, const std::vector<std::string>& keywords) {
     for (const std::string& k : keywords)
-        if (key == KeywordKey(k)) return true;
+        if (detail::IsKeywordKey(key, k)) return true;
     return false;
 }
 
@@ -151,6 +151,29 @@ class DeckReader {
     void Validate();
 
     const Registry& registry_;
+    // The registry's element statements (normalized, each once) and, per statement, the names
+    // registered under it: computed once, looked up for every element statement of the deck.
+    std::vector<std::string> element_statements_;
+    std::map<std::string, std::vector<std::string>> element_names_;
+    const std::vector<std::string>& ElementStatements() {
+        if (element_statements_.empty())
+            for (const ElementDescriptor& d : registry_.elements()) {
+                std::string s = Registry::Normalize(d.statement);
+                if (std::find(element_statements_.begin(), element_statements_.end(), s) ==
+                    element_statements_.end())
+                    element_statements_.push_back(std::move(s));
+            }
+        return element_statements_;
+    }
+    const std::vector<std::string>& ElementNames(const std::string& statement) {
+        auto it = element_names_.find(statement);
+        if (it != element_names_.end()) return it->second;
+        std::vector<std::string>& names = element_names_[statement];
+        for (const ElementDescriptor& d : registry_.elements())
+            if (Registry::Normalize(d.statement) == statement && !d.name.empty())
+                names.push_back(d.name);
+        return names;
+    }
     SymbolTable symbols_;
     Model model_;
     std::vector<std::string> warnings_;
@@ -1086,13 +1109,7 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
                           const SourceLocation& where) {
     // Element statements are the registered ones (body, joint, force, couple, gravity, beam3,
     // beam2, ... from the element plugins).
-    std::vector<std::string> statements;
-    for (const ElementDescriptor& d : registry_.elements()) {
-        const std::string s = Registry::Normalize(d.statement);
-        if (std::find(statements.begin(), statements.end(), s) == statements.end())
-            statements.push_back(s);
-    }
-    for (const std::string& s : statements)
+    for (const std::string& s : ElementStatements())
         if (Is(key, s.c_str())) return ElementStatement(s, where);
     if (Is(key, "driven")) return DrivenStatement(where);
     // `inertia:` only logs the inertia of a group of elements (MBDyn manual, elements.tex);
@@ -1103,6 +1120,7 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
         in_.EndStatement(keyword);
         return;
     }
+    std::vector<std::string> statements = ElementStatements();
     std::sort(statements.begin(), statements.end());
     if (IsAny(key, {"body",
                     "joint",
@@ -1158,13 +1176,9 @@ void DeckReader::DrivenStatement(const SourceLocation& where) {
     SourceLocation inner_where;
     bool has_args = false;
     const std::string keyword = in_.ReadStatementKeyword(&inner_where, &has_args);
-    std::vector<std::string> statements;
-    for (const ElementDescriptor& d : registry_.elements()) {
-        const std::string st = Registry::Normalize(d.statement);
-        if (st != "gravity" &&
-            std::find(statements.begin(), statements.end(), st) == statements.end())
-            statements.push_back(st);
-    }
+    std::vector<std::string> statements = ElementStatements();
+    statements.erase(std::remove(statements.begin(), statements.end(), "gravity"),
+                     statements.end());
     const std::string key = KeywordKey(keyword);
     for (const std::string& st : statements)
         if (Is(key, st.c_str())) return ElementStatement(st, inner_where, drive, label);
@@ -1200,10 +1214,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     const SourceLocation at_type = in_.Where();
     std::string type;
     if (!registry_.FindElement(statement, "")) {
-        std::vector<std::string> names;
-        for (const ElementDescriptor& d : registry_.elements())
-            if (Registry::Normalize(d.statement) == statement && !d.name.empty())
-                names.push_back(d.name);
+        const std::vector<std::string>& names = ElementNames(statement);
         const int i = in_.MatchOneOf(names);
         if (i >= 0) {
             type = names[i];

@@ -9,8 +9,9 @@ namespace mbstep::detail {
 
 namespace {
 
-bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+// The C locale's isspace and tolower, inline (keywords are compared for every statement).
+bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 int HexValue(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -107,6 +108,16 @@ std::string KeywordKey(std::string_view s) {
     for (char c : s)
         if (!IsSpace(c)) out.push_back(Lower(c));
     return out;
+}
+
+bool IsKeywordKey(std::string_view key, std::string_view keyword) {
+    std::size_t k = 0;
+    for (char c : keyword) {
+        if (IsSpace(c)) continue;
+        if (k >= key.size() || key[k] != Lower(c)) return false;
+        ++k;
+    }
+    return k == key.size();
 }
 
 std::string CollapseSpaces(std::string_view s) {

@@ -38,6 +38,8 @@ std::size_t MatchKeyword(std::string_view text, std::size_t pos, std::string_vie
 /// Lower case, white space removed: the form in which statement keywords are compared
 /// ("control data" == "Control  Data" == "controldata").
 std::string KeywordKey(std::string_view s);
+/// key == KeywordKey(keyword), without building the latter.
+bool IsKeywordKey(std::string_view key, std::string_view keyword);
 
 /// Lower case, runs of white space collapsed to one space, trimmed.
 std::string CollapseSpaces(std::string_view s);

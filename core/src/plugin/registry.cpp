@@ -116,11 +116,35 @@ std::vector<std::string> Registry::Keys() const {
 }
 
 namespace {
+// Normalize(raw) == normalized, without building Normalize(raw) (the deck reader looks an
+// element up for every statement).
+bool NormalizesTo(const std::string& raw, const std::string& normalized) {
+    std::size_t k = 0;
+    bool space = false, started = false;
+    for (char c : raw) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (std::isspace(u)) {
+            space = started;
+            continue;
+        }
+        if (space) {
+            if (k >= normalized.size() || normalized[k] != ' ') return false;
+            ++k;
+        }
+        space = false, started = true;
+        const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a')
+                                                : static_cast<char>(std::tolower(u));
+        if (k >= normalized.size() || normalized[k] != lower) return false;
+        ++k;
+    }
+    return k == normalized.size();
+}
+
 template <class D>
 const D* FindIn(const std::vector<D>& list, const std::string& name) {
     const std::string key = Registry::Normalize(name);
     for (const D& d : list)
-        if (Registry::Normalize(d.name) == key) return &d;
+        if (NormalizesTo(d.name, key)) return &d;
     return nullptr;
 }
 }  // namespace
@@ -129,7 +153,7 @@ const ElementDescriptor* Registry::FindElement(const std::string& statement,
                                                const std::string& name) const {
     const std::string s = Normalize(statement), n = Normalize(name);
     for (const ElementDescriptor& d : elements_)
-        if (Normalize(d.statement) == s && Normalize(d.name) == n) return &d;
+        if (NormalizesTo(d.statement, s) && NormalizesTo(d.name, n)) return &d;
     return nullptr;
 }
 const DriveDescriptor* Registry::FindDrive(const std::string& name) const {
