@@ -412,6 +412,54 @@ void Eml::Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r) {
             r[row++] = 0.5 * (q1.segment<4>(kNode * i + 3).squaredNorm() - 1.0);
 }
 
+std::string Eml::DescribeEquation(int row) const {
+    static const char* kComponent[kNode] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
+    static const char* kNullSpaceRows[6] = {"force x",  "force y",  "force z",
+                                            "moment x", "moment y", "moment z"};
+    const Model& model = formulation_->model();
+    std::ostringstream os;
+    auto node = [&](int i) -> std::ostream& {
+        return os << "structural node " << model.nodes()[i].label << ", ";
+    };
+    // The node rows of the variant, in Residual()'s order: (a), (b), (c) of eq. (72) for the
+    // full scheme, (b) alone for the reduced one (102), (104) for the null-space one.
+    struct NodeRows {
+        const char* what;
+        int size;
+    };
+    std::vector<NodeRows> groups;
+    if (variant_ == Variant::kFull) groups.push_back({"velocity definition", nq_});
+    if (variant_ == Variant::kNullSpace)
+        groups.push_back({nullptr, 6 * nn_});
+    else
+        groups.push_back({"momentum balance", nq_});
+    if (variant_ == Variant::kFull) groups.push_back({"momentum definition", nq_});
+    int base = 0;
+    for (const NodeRows& g : groups) {
+        if (row >= base && row < base + g.size) {
+            const int k = row - base;
+            if (!g.what) {
+                node(k / 6) << kNullSpaceRows[k % 6];
+            } else {
+                node(k / kNode) << g.what << " " << kComponent[k % kNode];
+            }
+            return os.str();
+        }
+        base += g.size;
+    }
+    for (const ElementInfo& info : elements_)
+        if (info.m > 0 && row >= base + info.mult_offset && row < base + info.mult_offset + info.m)
+            return DescribeConstraintRow(*model.elements()[info.index],
+                                         row - base - info.mult_offset);
+    base += nm_;
+    if (variant_ != Variant::kNullSpace && row >= base && row < base + nn_) {
+        node(row - base) << "unit length of the Euler parameters";
+        return os.str();
+    }
+    os << "equation " << row;
+    return os.str();
+}
+
 // Bits 0-2: f invariant under the translation along axis j (grad f . t_j = 0, every row).
 unsigned Eml::SymmetryMask(const ElementInfo& info, const Eigen::VectorXd& q) {
     const Model& model = formulation_->model();
@@ -582,6 +630,15 @@ StepStats Eml::Advance(double t, double h) {
         std::ostringstream os;
         os << "eml: Newton did not converge at t = " << t + h << " (h = " << h << "), residual "
            << st.residual << " > tolerance " << tol;
+        if (r.size() == num_unknowns()) {  // the last residual evaluated: its worst equation
+            Eigen::Index worst = 0;
+            if (r.allFinite()) {
+                r.cwiseAbs().maxCoeff(&worst);
+            } else {
+                while (std::isfinite(r[worst])) ++worst;
+            }
+            os << ", worst equation " << DescribeEquation(static_cast<int>(worst));
+        }
         st.failure = os.str();
         return st;
     }

@@ -108,6 +108,8 @@ class Eml final : public Integrator {
     void Residual(const Eigen::VectorXd& u, Eigen::VectorXd& r);
     void Unpack(const Eigen::VectorXd& u, Eigen::VectorXd& q1, Eigen::VectorXd& v1,
                 Eigen::VectorXd& p1, Eigen::VectorXd& lambda) const;
+    // Row `row` of Residual() by node or element label and component (failure messages).
+    std::string DescribeEquation(int row) const;
     // Discrete forces h-free: F (7N) = dT_q + Q - sum lambda grad; dTv (7N).
     void Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& force, Eigen::VectorXd& dTv,

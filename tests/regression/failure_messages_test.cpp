@@ -144,3 +144,28 @@ TEST_CASE("Newton at a tolerance below round-off: met at the round-off level, no
     const std::string m = PendulumMessage(1e-3, 1e-17, 0.01);
     CHECK(m == "no error");
 }
+
+TEST_CASE("eml: a Newton failure names the worst equation by node and component") {
+    // eml has its own Newton iteration (plugins/eml): its failures name the equation too.
+    const Registry& reg = GlobalRegistry();
+    auto message = [&](const char* deck_path, const char* method, double h) {
+        Deck deck = ReadDeck(test::SourcePath(deck_path), reg);
+        std::string name;
+        deck.integrator = MakeIntegrator(method, reg, &name);
+        deck.method_name = name;
+        deck.settings.formulation.clear();  // eml's own (euler parameters)
+        deck.settings.time_step = h;
+        return RunErrorMessage(deck);
+    };
+    // Pendulum, h = 0.5 (period ~2 s): the Euler parameters leave the unit sphere first.
+    const std::string pendulum = message("examples/pendulum/pendulum.mbd", "eml", 0.5);
+    INFO(pendulum);
+    CHECK(pendulum.find("eml: Newton did not converge at t = 0.5 (h = 0.5), residual ") !=
+          std::string::npos);
+    CHECK(pendulum.find(", worst equation structural node 1, unit length of the Euler "
+                        "parameters") != std::string::npos);
+    // Heavy top, h = 0.3 (precession period ~1 s): a momentum balance row.
+    const std::string top = message("examples/heavy-top/heavy-top.mbd", "eml", 0.3);
+    INFO(top);
+    CHECK(top.find(", worst equation structural node 1, momentum balance ") != std::string::npos);
+}
