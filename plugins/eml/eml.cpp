@@ -3,6 +3,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -668,12 +669,8 @@ StepStats Eml::Advance(double t, double h) {
 // colour gives the whole forward-difference Jacobian [Curtis, Powell, Reid 1974].
 void Eml::DetectPattern(const Eigen::VectorXd& u) {
     const int n = static_cast<int>(u.size());
-    col_rows_.resize(n);
-    std::vector<std::vector<char>> mark(n, std::vector<char>());
-    for (int j = 0; j < n; ++j) {
-        mark[j].assign(n, 0);
-        for (int row : col_rows_[j]) mark[j][row] = 1;
-    }
+    col_rows_.resize(n);  // sorted rows of each column: O(nnz) memory
+    std::vector<int> changed;
     Eigen::VectorXd point = u, r, rp;
     for (int sample = 0; sample < 2; ++sample) {
         if (sample == 1)
@@ -685,19 +682,19 @@ void Eml::DetectPattern(const Eigen::VectorXd& u) {
             point[j] += 1e-7 * std::max(1.0, std::abs(keep));
             Residual(point, rp);
             point[j] = keep;
+            changed.clear();
             for (int row = 0; row < n; ++row)
-                if (rp[row] != r[row]) mark[j][row] = 1;
+                if (rp[row] != r[row]) changed.push_back(row);
+            std::vector<int>& rows = col_rows_[j];
+            const auto middle = static_cast<std::ptrdiff_t>(rows.size());
+            rows.insert(rows.end(), changed.begin(), changed.end());
+            std::inplace_merge(rows.begin(), rows.begin() + middle, rows.end());
+            rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
         }
     }
     std::vector<Eigen::Triplet<double>> trip;
-    for (int j = 0; j < n; ++j) {
-        col_rows_[j].clear();
-        for (int row = 0; row < n; ++row)
-            if (mark[j][row]) {
-                col_rows_[j].push_back(row);
-                trip.emplace_back(row, j, 0.0);
-            }
-    }
+    for (int j = 0; j < n; ++j)
+        for (int row : col_rows_[j]) trip.emplace_back(row, j, 0.0);
     colors_.clear();
     std::vector<std::vector<char>> used;  // rows taken per colour
     for (int j = 0; j < n; ++j) {
