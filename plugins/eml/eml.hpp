@@ -137,6 +137,9 @@ class Eml final : public Integrator {
     bool started_{false};
     // Iteration matrix: forward differences, one residual per colour of its columns.
     void DetectPattern(const Eigen::VectorXd& u);
+    // For each unknown, a sorted superset of the residual rows it can change (element
+    // connectivity; DetectPattern).
+    std::vector<std::vector<int>> StructuralRows() const;
     void ColoredJacobian(const Eigen::VectorXd& u, const Eigen::VectorXd& r);
     bool pattern_ready_{false};
     std::vector<std::vector<int>> col_rows_;  // rows of each column (sorted)
