@@ -4,17 +4,11 @@
 #include <iomanip>
 #include <sstream>
 
-#include "snippet_input.hpp"
-#ifdef MBSTEP_HAVE_DECK_READER
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
-#endif
+#include "snippet_input.hpp"
 
 namespace mbstep::test {
-
-#ifdef MBSTEP_HAVE_DECK_READER
-
-bool UsingDeckReader() { return true; }
 
 namespace {
 // Control-data count keyword of a statement (MBDyn), empty when unknown.
@@ -65,34 +59,5 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
     b.owner = owner;
     return b;
 }
-
-#else
-
-bool UsingDeckReader() { return false; }
-
-BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& snippet,
-                              const Registry& /*registry*/) {
-    SnippetInput in(snippet, TestNodes());
-    if (in.statement() != Registry::Normalize(d.statement))
-        in.Fail(in.Where(),
-                "snippet statement '" + in.statement() + "' is not '" + d.statement + "'");
-    // `gravity:` has no label and its reader handles the optional `uniform` keyword itself.
-    int label = 0;
-    if (in.statement() != "gravity") {
-        label = static_cast<int>(in.GetInt("label"));
-        if (!d.name.empty() && !in.IsKeyword(d.name)) in.Fail(in.Where(), "expected " + d.name);
-    }
-    ElementReadArgs args{in, label};
-    std::shared_ptr<const Element> e = d.read(args);
-    if (in.HasArg()) in.Fail(in.Where(), "unexpected argument");
-    BuiltElement b;
-    b.nodes = TestNodes();
-    b.gravity = in.gravity();
-    b.element = e.get();
-    b.owner = e;
-    return b;
-}
-
-#endif
 
 }  // namespace mbstep::test

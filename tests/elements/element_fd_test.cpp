@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
-#include <set>
 #include <string>
 
 #include "element_builder.hpp"
@@ -73,11 +72,6 @@ double CheckLagrangianContract(const Element& e, std::mt19937& rng) {
     }
     return worst;
 }
-// Families of this folder: the snippet reader used before the deck reader exists must read
-// all their snippets; snippets of other families it cannot read are reported and skipped.
-const std::set<std::string> kOwnLibraries = {"libmbstep_body.so",    "libmbstep_gravity.so",
-                                             "libmbstep_forces.so",  "libmbstep_joints.so",
-                                             "libmbstep_springs.so", "libmbstep_beams.so"};
 constexpr int kTrials = 5;
 }  // namespace
 
@@ -126,10 +120,6 @@ TEST_CASE("registered element families are present") {
 
 TEST_CASE("every registered element matches finite differences of f and phi") {
     const Registry& reg = GlobalRegistry();
-    const char* how = UsingDeckReader()
-                          ? "snippets read with mbstep::ReadDeckText"
-                          : "snippets read with the test SnippetInput (no deck reader yet)";
-    MESSAGE(std::string(how));
     int checked = 0;
     for (const ElementDescriptor& d : reg.elements()) {
         INFO("element '", d.statement, ": ", d.name, "' from ", d.library);
@@ -140,11 +130,7 @@ TEST_CASE("every registered element matches finite differences of f and phi") {
             try {
                 b = BuildFromSnippet(d, snippet, reg);
             } catch (const DeckError& err) {
-                if (!UsingDeckReader() && !kOwnLibraries.count(d.library)) {
-                    MESSAGE("skipped, the test input cannot read it: ", std::string(err.what()));
-                } else {
-                    FAIL_CHECK("cannot read the snippet: ", std::string(err.what()));
-                }
+                FAIL_CHECK("cannot read the snippet: ", std::string(err.what()));
                 continue;
             }
             if (!b.element) continue;  // e.g. gravity: sets a field, adds no element
