@@ -8,12 +8,12 @@
 #include <cmath>
 #include <complex>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <random>
 #include <regex>
 #include <sstream>
 
+#include "mbstep/integrator/order_conditions.hpp"
 #include "mbstep/integrator/stage_n.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -23,72 +23,12 @@ using namespace mbstep;
 
 namespace {
 
-// A rooted tree as the list of its children; order = number of nodes.
-struct Tree {
-    std::vector<Tree> children;
-    int order() const {
-        int n = 1;
-        for (const Tree& c : children) n += c.order();
-        return n;
-    }
-    // Density gamma(t) = |t| prod gamma(children).
-    double density() const {
-        double d = order();
-        for (const Tree& c : children) d *= c.density();
-        return d;
-    }
-    // Stage vector g(t)_i = prod_children (A g(child))_i.
-    Eigen::VectorXd stage(const Eigen::MatrixXd& A) const {
-        Eigen::VectorXd g = Eigen::VectorXd::Ones(A.rows());
-        for (const Tree& c : children) g = g.cwiseProduct(A * c.stage(A));
-        return g;
-    }
-    std::string str() const {
-        std::string s = "[";
-        for (const Tree& c : children) s += c.str();
-        return s + "]";
-    }
-};
+using order_conditions::RootedTree;
 
-// All rooted trees with up to `max` nodes (1, 1, 2, 4, 9 of orders 1..5): a tree of order n is
-// a root plus a multiset of trees of total order n - 1; children are generated in
-// non-increasing index order so every multiset appears once.
-std::vector<Tree> Trees(int max) {
-    std::vector<std::vector<Tree>> by_order(max + 1);
-    by_order[1].push_back(Tree{});
-    std::vector<Tree> all{Tree{}};
-    for (int n = 2; n <= max; ++n) {
-        std::vector<Tree> flat;
-        for (int k = 1; k < n; ++k) flat.insert(flat.end(), by_order[k].begin(), by_order[k].end());
-        std::function<void(int, int, std::vector<Tree>&)> rec = [&](int left, int maxidx,
-                                                                    std::vector<Tree>& ch) {
-            if (left == 0) {
-                by_order[n].push_back(Tree{ch});
-                return;
-            }
-            for (int i = maxidx; i >= 0; --i) {
-                const int o = flat[i].order();
-                if (o > left) continue;
-                ch.push_back(flat[i]);
-                rec(left - o, i, ch);
-                ch.pop_back();
-            }
-        };
-        std::vector<Tree> ch;
-        rec(n - 1, static_cast<int>(flat.size()) - 1, ch);
-        all.insert(all.end(), by_order[n].begin(), by_order[n].end());
-    }
-    return all;
-}
-
-// Largest |Phi(t) - 1/gamma(t)| over the trees of exactly order q (b = last row of A).
-double OrderDefect(const EsdirkTableau& t, const std::vector<Tree>& trees, int q) {
-    const Eigen::VectorXd b = t.a.row(t.a.rows() - 1).transpose();
-    double worst = 0.0;
-    for (const Tree& tr : trees)
-        if (tr.order() == q)
-            worst = std::max(worst, std::abs(b.dot(tr.stage(t.a)) - 1.0 / tr.density()));
-    return worst;
+// Largest |Phi(t) - 1/gamma(t)| over the trees of order q (b = last row of A).
+double OrderDefect(const EsdirkTableau& t, const std::vector<std::vector<RootedTree>>& trees,
+                   int q) {
+    return order_conditions::OrderDefect(t.a, t.a.row(t.a.rows() - 1).transpose(), trees[q]);
 }
 
 // Largest |A c^(k-1) - c^k / k| over the stages.
@@ -142,20 +82,9 @@ const StageNBase& AsStage(const std::unique_ptr<Integrator>& p) {
 
 }  // namespace
 
-TEST_CASE("the tree enumeration has 1, 1, 2, 4, 9 trees of orders 1..5") {
-    const auto trees = Trees(5);
-    int count[6] = {};
-    for (const Tree& t : trees) ++count[t.order()];
-    CHECK(count[1] == 1);
-    CHECK(count[2] == 1);
-    CHECK(count[3] == 2);
-    CHECK(count[4] == 4);
-    CHECK(count[5] == 9);
-}
-
 TEST_CASE("every StageN method: structure, row sums, order and stage order, R(-inf), A-stability") {
     const Registry& reg = GlobalRegistry();
-    const auto trees = Trees(6);
+    const auto trees = order_conditions::RootedTrees(7);
     const auto methods = StageMethods();
     CHECK(methods.size() >= 10);
     for (const Method& m : methods) {

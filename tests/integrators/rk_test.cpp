@@ -1,8 +1,8 @@
 // The `rk` family: every registered Butcher tableau satisfies the order conditions
-// of its declared order (rooted trees, generated here, up to order 7) and violates one of the
-// next order; embedded weights likewise for the embedded order; deck arguments; explicit
-// methods refuse models with constraints before the first step, naming the first constraint
-// element.
+// of its declared order (rooted trees up to order 7, mbstep/integrator/order_conditions.hpp) and
+// violates one of the next order; embedded weights likewise for the embedded order; deck arguments;
+// explicit methods refuse models with constraints before the first step, naming the first
+// constraint element.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/integrator/order_conditions.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
@@ -20,101 +21,36 @@ using namespace mbstep;
 
 namespace {
 
-// A rooted tree as the sorted list of its subtrees; canonical string "[...]".
-struct Tree {
-    std::vector<Tree> kids;
-    int order() const {
-        int n = 1;
-        for (const Tree& k : kids) n += k.order();
-        return n;
-    }
-    std::string key() const {
-        std::vector<std::string> s;
-        for (const Tree& k : kids) s.push_back(k.key());
-        std::sort(s.begin(), s.end());
-        std::string out = "[";
-        for (const auto& x : s) out += x;
-        return out + "]";
-    }
-    // gamma(t) = |t| prod gamma(kids)
-    double density() const {
-        double g = order();
-        for (const Tree& k : kids) g *= k.density();
-        return g;
-    }
-};
+using order_conditions::RootedTree;
 
-// Every tree obtained by attaching one leaf to one vertex of t.
-void Grow(const Tree& t, std::vector<Tree>& out) {
-    Tree leaf_added = t;
-    leaf_added.kids.push_back(Tree{});
-    out.push_back(leaf_added);
-    for (size_t i = 0; i < t.kids.size(); ++i) {
-        std::vector<Tree> sub;
-        Grow(t.kids[i], sub);
-        for (Tree& s : sub) {
-            Tree u = t;
-            u.kids[i] = s;
-            out.push_back(u);
-        }
-    }
-}
-
-// trees[n] = all rooted trees with n vertices (n = 1..max).
-std::vector<std::vector<Tree>> Trees(int max) {
-    std::vector<std::vector<Tree>> trees(max + 1);
-    trees[1].push_back(Tree{});
-    for (int n = 2; n <= max; ++n) {
-        std::set<std::string> seen;
-        for (const Tree& t : trees[n - 1]) {
-            std::vector<Tree> grown;
-            Grow(t, grown);
-            for (Tree& g : grown)
-                if (seen.insert(g.key()).second) trees[n].push_back(g);
-        }
-    }
-    return trees;
-}
-
-// Stage vector of elementary differentials: g(leaf) = 1, g(t) = prod_kids (A g(kid)).
-std::vector<double> StageWeights(const Tree& t, const ButcherTableau& m) {
+// The tableau's A as a matrix.
+Eigen::MatrixXd Matrix(const ButcherTableau& m) {
     const int s = m.stages();
-    std::vector<double> g(s, 1.0);
-    for (const Tree& k : t.kids) {
-        const std::vector<double> gk = StageWeights(k, m);
-        for (int i = 0; i < s; ++i) {
-            double ag = 0.0;
-            for (int j = 0; j < s; ++j) ag += m.a[i][j] * gk[j];
-            g[i] *= ag;
-        }
-    }
-    return g;
+    Eigen::MatrixXd A(s, s);
+    for (int i = 0; i < s; ++i)
+        for (int j = 0; j < s; ++j) A(i, j) = m.a[i][j];
+    return A;
 }
 
 // max over trees of order n of |b . g(t) - 1/gamma(t)|.
-double Residual(const std::vector<Tree>& trees, const ButcherTableau& m,
+double Residual(const std::vector<RootedTree>& trees, const ButcherTableau& m,
                 const std::vector<double>& b) {
-    double r = 0.0;
-    for (const Tree& t : trees) {
-        const std::vector<double> g = StageWeights(t, m);
-        double phi = 0.0;
-        for (size_t i = 0; i < b.size(); ++i) phi += b[i] * g[i];
-        r = std::max(r, std::abs(phi - 1.0 / t.density()));
-    }
-    return r;
+    return order_conditions::OrderDefect(
+        Matrix(m), Eigen::Map<const Eigen::VectorXd>(b.data(), static_cast<Eigen::Index>(b.size())),
+        trees);
 }
 
 }  // namespace
 
 TEST_CASE("rooted trees: 1, 1, 2, 4, 9, 20, 48 trees of order 1..7") {
-    const auto trees = Trees(7);
+    const auto trees = order_conditions::RootedTrees(7);
     const std::vector<size_t> counts = {0, 1, 1, 2, 4, 9, 20, 48};
     for (int n = 1; n <= 7; ++n) CHECK(trees[n].size() == counts[n]);
 }
 
 TEST_CASE("every registered Butcher tableau: order conditions of its declared orders") {
     const Registry& reg = GlobalRegistry();
-    const auto trees = Trees(7);
+    const auto trees = order_conditions::RootedTrees(7);
     std::set<std::string> seen;
     int tested = 0;
     for (const auto& d : reg.integrators()) {
