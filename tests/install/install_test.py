@@ -65,7 +65,6 @@ def main():
 
     work = args.work_dir
     prefix = os.path.join(work, "prefix")
-    example_build = os.path.join(work, "example")
     out = os.path.join(work, "run")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(out)
@@ -98,19 +97,26 @@ def main():
         if name not in listing:
             fail(f"installed `mbstep plugins` (no MBSTEP_PLUGIN_PATH) lacks '{name}':\n{listing}")
 
+    def build_example(name, listed):
+        """Builds examples/<name> against the install; MBSTEP_PLUGIN_PATH then points at it
+        and `mbstep plugins` must list `listed`. Returns the example's source folder."""
+        source = os.path.join(args.source_dir, "examples", name)
+        build = os.path.join(work, name)
+        configure = [args.cmake, "-S", source, "-B", build, "-G", args.generator,
+                     "-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_CXX_COMPILER=" + args.cxx,
+                     "-DCMAKE_CXX_FLAGS=" + args.cxx_flags]
+        if args.build_type:
+            configure.append("-DCMAKE_BUILD_TYPE=" + args.build_type)
+        run(configure, env=env, what=f"configure {name} against the install")
+        run([args.cmake, "--build", build], env=env, what=f"build {name}")
+        env["MBSTEP_PLUGIN_PATH"] = build
+        listing = run([mbstep, "plugins"], env=env, what=f"mbstep plugins with {name}")
+        if listed not in listing:
+            fail(f"`mbstep plugins` does not list '{listed}':\n" + listing)
+        return source
+
     # 2. Build the example against the installed package and load it by name.
-    example = os.path.join(args.source_dir, "examples", "out-of-tree-integrator")
-    configure = [args.cmake, "-S", example, "-B", example_build, "-G", args.generator,
-                 "-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_CXX_COMPILER=" + args.cxx,
-                 "-DCMAKE_CXX_FLAGS=" + args.cxx_flags]
-    if args.build_type:
-        configure.append("-DCMAKE_BUILD_TYPE=" + args.build_type)
-    run(configure, env=env, what="configure the example against the install")
-    run([args.cmake, "--build", example_build], env=env, what="build the example")
-    env["MBSTEP_PLUGIN_PATH"] = example_build
-    listing = run([mbstep, "plugins"], env=env, what="mbstep plugins with the example")
-    if "my bdf2" not in listing:
-        fail("`mbstep plugins` does not list 'my bdf2':\n" + listing)
+    example = build_example("out-of-tree-integrator", "my bdf2")
 
     deck = os.path.join(example, "heavy-top-my-bdf2.mbd")
     mine, builtin = os.path.join(out, "my"), os.path.join(out, "bdf")
@@ -138,19 +144,7 @@ def main():
     if worst > TOLERANCE:
         fail(f"my bdf2 and bdf differ by {worst:.3e} > {TOLERANCE}")
     # 4. The out-of-tree element.
-    element = os.path.join(args.source_dir, "examples", "out-of-tree-element")
-    element_build = os.path.join(work, "element")
-    configure = [args.cmake, "-S", element, "-B", element_build, "-G", args.generator,
-                 "-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_CXX_COMPILER=" + args.cxx,
-                 "-DCMAKE_CXX_FLAGS=" + args.cxx_flags]
-    if args.build_type:
-        configure.append("-DCMAKE_BUILD_TYPE=" + args.build_type)
-    run(configure, env=env, what="configure the element example against the install")
-    run([args.cmake, "--build", element_build], env=env, what="build the element example")
-    env["MBSTEP_PLUGIN_PATH"] = element_build
-    listing = run([mbstep, "plugins"], env=env, what="mbstep plugins with the element")
-    if "joint: my spring" not in listing:
-        fail("`mbstep plugins` does not list 'joint: my spring':\n" + listing)
+    element = build_example("out-of-tree-element", "joint: my spring")
     osc = os.path.join(out, "osc")
     run([mbstep, "run", os.path.join(element, "oscillator.mbd"), "-o", osc, "--quiet"], env=env,
         what="mbstep run oscillator.mbd (my spring)")
