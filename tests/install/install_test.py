@@ -18,6 +18,8 @@ examples/out-of-tree-integrator against the installed package, and run the insta
      trapezoidal rule, h = 1e-3, 1 s) follows x(t) = A cos(10 t) within 1e-5 m (the rule's
      phase lag amounts to 6.6e-6 m at most), with one Newton iteration per step (the equations are
      linear: a wrong K or C of the element needs more).
+  5. the same deck through MBDyn's statements, `module load:` of the plugin file (no
+     MBSTEP_PLUGIN_PATH) and `user defined: 2, my spring, ...`, writes the same .mov.
 """
 import math
 import argparse
@@ -167,6 +169,27 @@ def main():
     if max(iterations[1:]) != 1:
         fail(f"my spring oscillator: up to {max(iterations[1:])} Newton iterations per step, "
              "expected 1 (linear equations with an exact Jacobian)")
+    # 5. MBDyn's way to the same element: `module load:` of the plugin file (not on the plugin
+    #    path) and `user defined:`; the same trajectory bit for bit.
+    env.pop("MBSTEP_PLUGIN_PATH", None)
+    with open(os.path.join(element, "oscillator.mbd")) as f:
+        text = f.read()
+    plugin = os.path.join(work, "out-of-tree-element", "libmbstep_my_spring.so")
+    text = ('module load: "' + plugin + '";\n' +
+            text.replace("joints: 2;", "joints: 1;\n    user defined elements: 1;")
+                .replace("joint: 2, my spring,", "user defined: 2, my spring,"))
+    if text.count("user defined") != 2:
+        fail("could not rewrite oscillator.mbd for `module load:`")
+    module_deck = os.path.join(out, "oscillator-module.mbd")
+    with open(module_deck, "w") as f:
+        f.write(text)
+    via_module = os.path.join(out, "osc-module")
+    run([mbstep, "run", module_deck, "-o", via_module, "--quiet"], env=env,
+        what="mbstep run with module load: and user defined:")
+    with open(osc + ".mov") as a, open(via_module + ".mov") as b:
+        if a.read() != b.read():
+            fail("`module load:` + `user defined:` gives another trajectory than `joint:`")
+    print("module load + user defined: the same .mov")
     print("install test passed")
 
 

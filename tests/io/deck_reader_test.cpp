@@ -371,6 +371,79 @@ this text after the elements block is never read, as in MBDyn
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("deck: user defined elements, module load and loadable path") {
+    // Every registered element type is a user defined element: `user defined: 7, rod, ...`
+    // reads what `joint: 7, rod, ...` reads, keeps the joint statement (its output file) and
+    // counts as a user defined element. `module load:` of a plugin of the search path finds it
+    // loaded already. (Loading a plugin from elsewhere: tests/install/install_test.py.)
+    auto deck = [](const std::string& top, const std::string& counts, const std::string& element) {
+        return top + kPrelude + "structural nodes: 2; " + counts +
+               "\nend: control data;\nbegin: nodes;\n"
+               "    structural: 1, dynamic, null, eye, null, null;\n"
+               "    structural: 2, dynamic, 1., 0., 0., eye, null, null;\n"
+               "end: nodes;\nbegin: elements;\n    " +
+               element + "\nend: elements;\n";
+    };
+    const std::string rod = "7, rod, 1, 2, from nodes, linear elastic, 50.;";
+    const Deck d = Read(deck("module load: \"springs\";\nloadable path: add, \".\";\n",
+                             "user defined elements: 1;", "user defined: " + rod));
+    REQUIRE(d.model.elements().size() == 1);
+    const Element& e = *d.model.elements()[0];
+    CHECK(e.statement() == "joint");
+    CHECK(e.type() == "rod");
+    CHECK(e.label() == 7);
+    CHECK(e.nodes() == std::vector<int>{0, 1});
+    const Deck j = Read(deck("", "joints: 1;", "joint: " + rod));
+    ElementBlock a, b;
+    const FrameState s1 = d.model.nodes()[0].initial;
+    FrameState s2 = d.model.nodes()[1].initial;
+    s2.x = Vec3(1.1, 0.2, 0.0);  // stretched: a non-zero force
+    const FrameState* ptrs[] = {&s1, &s2};
+    a.Reset(2, 0, true);
+    b.Reset(2, 0, true);
+    e.Evaluate(ElementContext{0.0, ptrs}, a);
+    j.model.elements()[0]->Evaluate(ElementContext{0.0, ptrs}, b);
+    CHECK(a.f.norm() > 1.0);
+    CHECK(a.f == b.f);
+    CHECK(a.K == b.K);
+
+    auto message = [&](const std::string& top, const std::string& counts,
+                       const std::string& element) {
+        try {
+            Read(deck(top, counts, element));
+        } catch (const DeckError& err) {
+            return std::string(err.what());
+        }
+        return std::string("no error");
+    };
+    // The count is checked like the others; an unknown type names what the plugins provide.
+    CHECK(message("", "", "user defined: " + rod)
+              .find("the deck defines 1 user defined "
+                    "elements but control data does not "
+                    "declare them") != std::string::npos);
+    const std::string unknown =
+        message("", "user defined elements: 1;", "user defined: 7, no such type, 1, 2;");
+    INFO(unknown);
+    CHECK(unknown.rfind("test.mbd:18:22: unknown user defined element type 'no such type'; the "
+                        "element plugins provide: absolute, angular velocity,",
+                        0) == 0);
+    CHECK(unknown.find("spherical hinge") != std::string::npos);
+    // `absolute` is a force and a couple type: the statement must say which.
+    CHECK(message("", "user defined elements: 1;", "user defined: 7, absolute, 1, 1., 0., 0.;")
+              .find("is registered under both") != std::string::npos);
+    // Modules that are not found, and MBDyn's own.
+    CHECK(message("module load: \"no-such\";\n", "", "")
+              .rfind("test.mbd:1:14: module "
+                     "'no-such' not found",
+                     0) == 0);
+    CHECK(message("module load: \"libmodule-fabricate\";\n", "", "")
+              .find("MBDyn's own modules are not mbstep plugins") != std::string::npos);
+    CHECK(message("module load: \"springs\", 1.;\n", "", "")
+              .find("module arguments are not supported") != std::string::npos);
+    CHECK(message("loadable path: \"no-such-folder\";\n", "", "").find("is not a folder") !=
+          std::string::npos);
+}
+
 TEST_CASE("deck: elements, named drives and gravity") {
     const Registry& r = test::TestRegistry();
     if (!r.FindElement("gravity", "uniform") || !r.FindElement("body", "")) return;

@@ -216,7 +216,9 @@ std::vector<Row> Table() {
         {"model", B::kControlData, "model: static;", O::kActs,
          [](const Deck& d) { return d.model.static_model(); }},
         {"output results", B::kControlData, "output results: netcdf;", O::kRefused, none},
-        {"loadable path", B::kControlData, "loadable path: \"/tmp\";", O::kRefused, none},
+        {"loadable path", B::kControlData, "loadable path: \"no-such-folder\";", O::kRefused, none},
+        {"loadable path", B::kTop, "loadable path: set, \".\"; module load: \"no-such-module\";",
+         O::kRefused, none},
         // Nodes (MBDyn input manual, "Nodes").
         {"structural", B::kNodes, "structural: 2, dynamic, null, eye, null, null;", O::kActs,
          [](const Deck& d) { return d.model.nodes().size() == 2; },
@@ -249,7 +251,6 @@ std::vector<Row> Table() {
                           "plate",
                           "membrane4",
                           "shell4",
-                          "user defined",
                           "loadable",
                           "automatic structural",
                           "air properties",
@@ -268,6 +269,15 @@ std::vector<Row> Table() {
             {k, Block::kElements, std::string(k) + ": 1;", Outcome::kRefused, nullptr, kCounts});
     rows.push_back(
         {"inertia", Block::kElements, "inertia: 1, body, all;", Outcome::kWarns, nullptr, kCounts});
+    // Every registered element type is a user defined element (MBDyn's module elements).
+    rows.push_back({"user defined", Block::kElements, "user defined: 2, clamp, 1, node, node;",
+                    Outcome::kActs,
+                    [](const Deck& d) {
+                        return d.model.elements().size() == 2 &&
+                               d.model.elements()[1]->statement() == "joint" &&
+                               d.model.elements()[1]->type() == "clamp";
+                    },
+                    "structural nodes: 1; rigid bodies: 1; user defined elements: 1;"});
     return rows;
 }
 

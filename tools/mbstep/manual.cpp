@@ -45,7 +45,9 @@ valid anywhere:
 | `include: "file";` | relative to the including file |
 | `remark: <string or expression>, ...;` | printed with its location |
 | `print symbol table;` | warns: no effect (`remark:` prints a variable) |
-| `module load`, `setenv`, `scalar function`, `template drive caller`, `hydraulic fluid`, `c81 data` | refused |
+| `module load: "name";` | loads an mbstep plugin: a file (absolute, or relative to the deck's folder), else `libmbstep_<name>.so`, `<name>.so`, `lib<name>.so` or `<name>` in the `loadable path` folders, then the plugin search path; a plugin already loaded from the search path is found loaded; MBDyn's own modules and module arguments are refused |
+| `loadable path: [set | add,] "folder";` | folders searched first by `module load` (relative to the deck's folder; `set` replaces the earlier ones) |
+| `setenv`, `scalar function`, `template drive caller`, `hydraulic fluid`, `c81 data` | refused |
 
 Blocks `drivers` and `inverse dynamics` are refused. Every unsupported statement of a deck is
 reported in one run (up to 20), the first one locating the error.
@@ -74,7 +76,7 @@ reported in one run (up to 20), the first one locating the error.
 
 | keyword | mbstep |
 |---|---|
-| `structural nodes`, `abstract nodes`, `rigid bodies`, `joints`, `forces`, `beams`, `genels: n;` | checked against the statements read |
+| `structural nodes`, `abstract nodes`, `rigid bodies`, `joints`, `forces`, `beams`, `genels`, `user defined elements: n;` | checked against the statements read |
 | `gravity;` | required when a gravity element is defined |
 | other counts (`electric nodes`, `plates`, ...) | refused unless 0 |
 | `default orientation: euler123 | euler313 | euler321 | orientation vector | orientation matrix;` | the `.mov` orientation columns |
@@ -88,7 +90,7 @@ reported in one run (up to 20), the first one locating the error.
 | `use: rigid bodies | gravity | forces | beams, in assembly;` | elements used by the assembly (joints and beams always) |
 | `title: "...";` | heads the model summary in the `.log` |
 | `print: ...;`, `output units`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
-| `air properties`, `rigid body kinematics`, `output results`, `loadable path`, `module load` | refused |
+| `air properties`, `rigid body kinematics`, `output results` | refused |
 
 ## nodes
 
@@ -116,6 +118,11 @@ Element statements are those of the registered element plugins (below). Besides 
 - `driven: label, <drive>, <element statement>;`: the element acts while the drive is non-zero
   (elements with multipliers or inertia are refused; `hint` is refused);
 - `inertia: ...;` is read with a warning (it only logs);
+- `user defined: label, type, ...;` reads any registered element type by its name (MBDyn's
+  elements of `module load:` modules): `user defined: 7, rod, ...` is `joint: 7, rod, ...`,
+  written to the joint outputs, with the labels and the count (`user defined elements`) of
+  user defined elements; a type registered under two statements (`absolute`: force and
+  couple) must be written with its statement;
 - `genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., kinetic energy, "T"
   [, potential energy, "V"] [, constraints, m, "g_1", ..., "g_m"];` states a system in the
   coordinates of n abstract nodes by its kinetic energy T(q, v), potential V(q) and holonomic
@@ -126,7 +133,7 @@ Element statements are those of the registered element plugins (below). Besides 
   inverted; the `.log` gives its rank). V and g must not depend on the rates. A function without
   a derivative at the initial state (a kink of `abs`, `min`, `max`; `sign`, `ceil`,
   comparisons, ... of a coordinate) is an error at its place in the string;
-- `aerodynamic ...`, `plate`, `membrane4`, `shell4`, `user defined`, `loadable`, `bulk`,
+- `aerodynamic ...`, `plate`, `membrane4`, `shell4`, `loadable`, `bulk`,
   `electric`, `hydraulic`, `thermal`, `modal`, ... are refused.
 
 )";

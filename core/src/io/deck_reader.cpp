@@ -141,8 +141,14 @@ class DeckReader {
     /// An element statement; with `driven` (a `driven:` statement's drive), the element is
     /// wrapped in a DrivenElement with that label.
     void ElementStatement(const std::string& statement, const SourceLocation& where,
-                          DrivePtr driven = nullptr, long driven_label = -1);
+                          DrivePtr driven = nullptr, long driven_label = -1,
+                          const ElementDescriptor* user_defined = nullptr);
     void DrivenStatement(const SourceLocation& where);
+    /// `user defined: label, type, ...;`: any registered element type by its name.
+    void UserDefinedStatement(const SourceLocation& where);
+    /// `module load: "name";` and `loadable path: [set|add,] "dir";`.
+    void ModuleLoad(const SourceLocation& where);
+    void LoadablePath(const SourceLocation& where);
     void ReferenceStatement(const SourceLocation& where);
     [[noreturn]] void Unknown(const std::string& keyword, const SourceLocation& where,
                               const std::vector<std::string>& accepted);
@@ -195,6 +201,8 @@ class DeckReader {
     bool gravity_flag_{false};
     SourceLocation gravity_flag_where_;
     Defined nodes_, abstract_nodes_, bodies_, joints_, forces_, gravity_, beams_, genels_, others_;
+    Defined user_defined_;
+    std::vector<std::string> module_path_;  // `loadable path:` folders, searched first
     std::map<std::string, std::map<long, std::pair<std::string, SourceLocation>>> labels_;
 };
 
@@ -336,8 +344,12 @@ bool DeckReader::Generic(const std::string& key, const std::string& keyword,
         in_.Warn(where,
                  "'print symbol table' has no effect: mbstep does not list its variables "
                  "(`remark: \"x\", x;` prints one)");
-    } else if (IsAny(key, {"module load", "setenv", "scalar function", "template drive caller",
-                           "hydraulic fluid", "c81 data"})) {
+    } else if (Is(key, "module load")) {
+        ModuleLoad(where);
+    } else if (Is(key, "loadable path")) {
+        LoadablePath(where);
+    } else if (IsAny(key, {"setenv", "scalar function", "template drive caller", "hydraulic fluid",
+                           "c81 data"})) {
         in_.Fail(where, "'" + keyword + "' statements are not supported");
     } else {
         return false;
@@ -713,7 +725,7 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
     static const std::vector<std::string> kCounts = {
         "structural nodes", "abstract nodes", "rigid bodies", "joints",
-        "forces",           "beams",          "genels"};
+        "forces",           "beams",          "genels",       "user defined elements"};
     static const std::vector<std::string> kUnsupportedCounts = {"electric nodes",
                                                                 "hydraulic nodes",
                                                                 "parameter nodes",
@@ -724,7 +736,6 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                                                                 "rotors",
                                                                 "induced velocity elements",
                                                                 "loadable elements",
-                                                                "user defined elements",
                                                                 "electric elements",
                                                                 "electric bulk elements",
                                                                 "bulk elements",
@@ -896,7 +907,7 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         // every structural node static and solves the static problem at each time step, time
         // being the load parameter; `dynamic`, the default, is accepted for symmetry.)
         model_.set_static_model(in_.GetKeyword("model type", {"static", "dynamic"}) == "static");
-    } else if (IsAny(key, {"output results", "loadable path", "module load"})) {
+    } else if (IsAny(key, {"output results"})) {
         in_.Fail(where, "'" + keyword + "' is not supported");
     } else {
         std::vector<std::string> accepted = kCounts;
@@ -1112,6 +1123,7 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
     for (const std::string& s : ElementStatements())
         if (Is(key, s.c_str())) return ElementStatement(s, where);
     if (Is(key, "driven")) return DrivenStatement(where);
+    if (Is(key, "user defined")) return UserDefinedStatement(where);
     // `inertia:` only logs the inertia of a group of elements (MBDyn manual, elements.tex);
     // skipped so that MBDyn's decks read unchanged.
     if (Is(key, "inertia")) {
@@ -1143,7 +1155,6 @@ void DeckReader::Elements(const std::string& key, const std::string& keyword,
                     "plate",
                     "membrane4",
                     "shell4",
-                    "user defined",
                     "loadable",
                     "automatic structural",
                     "air properties",
@@ -1188,9 +1199,103 @@ void DeckReader::DrivenStatement(const SourceLocation& where) {
     (void)where;
 }
 
+// user defined: label, type, ...; (MBDyn manual, "User-Defined Elements": the types that
+// `module load:` modules register). Here every registered element type is one: the type name
+// is looked up across the statements (`joint: 1, rod, ...` and `user defined: 1, rod, ...`
+// read the same element); labels and the control-data count are those of `user defined
+// elements`.
+void DeckReader::UserDefinedStatement(const SourceLocation& where) {
+    static const ElementDescriptor kAny;  // marks the lookup by type name
+    ElementStatement("user defined", where, nullptr, -1, &kAny);
+}
+
+// module load: "name"; (MBDyn manual, "Module Load"). An mbstep plugin is loaded by name:
+// `name` is a file (absolute, or relative to the deck's folder, when it names a folder or ends
+// in .so), else libmbstep_<name>.so, <name>.so, lib<name>.so or <name> in the `loadable path:`
+// folders and then the plugin search path (MBSTEP_PLUGIN_PATH, the built-in folder). The
+// plugins of the search path are loaded at start, so naming one of them checks that it is
+// there and does nothing else.
+void DeckReader::ModuleLoad(const SourceLocation& where) {
+    const SourceLocation at = in_.Where();
+    const std::string name = in_.GetString("module name");
+    if (in_.HasArg())
+        in_.Fail(in_.Where(),
+                 "module arguments are not supported: an mbstep plugin reads its "
+                 "data in its own statements");
+    in_.EndStatement("module load");
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    const bool is_path = name.find('/') != std::string::npos || fs::path(name).extension() == ".so";
+    if (is_path) {
+        fs::path p(name);
+        if (p.is_relative()) p = fs::path(at.file).parent_path() / p;
+        candidates.push_back(p);
+    } else {
+        std::vector<std::string> dirs = module_path_;
+        for (const std::string& d : PluginSearchPath()) dirs.push_back(d);
+        for (const std::string& d : dirs)
+            for (const std::string& f :
+                 {"libmbstep_" + name + ".so", name + ".so", "lib" + name + ".so", name})
+                candidates.push_back(fs::path(d) / f);
+    }
+    std::error_code ec;
+    const auto found = std::find_if(candidates.begin(), candidates.end(),
+                                    [&](const fs::path& p) { return fs::is_regular_file(p, ec); });
+    if (found == candidates.end())
+        in_.Fail(at, "module '" + name + "' not found" +
+                         (is_path ? " (" + candidates.front().string() + ")"
+                                  : " as an mbstep plugin (libmbstep_" + name +
+                                        ".so) in the loadable path or the plugin search path") +
+                         (name.rfind("libmodule-", 0) == 0
+                              ? "; MBDyn's own modules are not mbstep plugins"
+                              : ""));
+    Registry scratch;
+    try {
+        LoadPlugin(scratch, found->string());
+    } catch (const std::exception& e) {
+        in_.Fail(at, e.what());
+    }
+    const std::vector<std::string> have = registry_.Keys(), keys = scratch.Keys();
+    std::vector<std::string> present;
+    for (const std::string& k : keys)
+        if (std::binary_search(have.begin(), have.end(), k)) present.push_back(k);
+    if (present.size() == keys.size()) return;  // already loaded from the search path
+    if (!present.empty())
+        in_.Fail(at, "module '" + name + "' (" + found->string() + ") registers " +
+                         present.front() + ", which another loaded plugin registers");
+    if (&registry_ != &GlobalRegistry())
+        in_.Fail(where,
+                 "'module load' loads into the process-wide plugin registry; this deck "
+                 "is read with another registry");
+    GlobalRegistry().Merge(std::move(scratch));
+    element_statements_.clear();
+    element_names_.clear();
+}
+
+// loadable path: [set | add,] "folder"; (MBDyn manual, "Module Load"): folders searched by
+// `module load:` before the plugin search path; `set` replaces the ones given before.
+void DeckReader::LoadablePath(const SourceLocation& where) {
+    bool set = false;
+    if (in_.IsKeyword("set"))
+        set = true;
+    else
+        in_.IsKeyword("add");
+    const SourceLocation at = in_.Where();
+    std::filesystem::path dir(in_.GetString("loadable path"));
+    in_.EndStatement("loadable path");
+    if (dir.is_relative()) dir = std::filesystem::path(at.file).parent_path() / dir;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        in_.Fail(at, "loadable path '" + dir.string() + "' is not a folder");
+    if (set) module_path_.clear();
+    module_path_.push_back(dir.string());
+    (void)where;
+}
+
 // body: label, node, ...; joint|force|couple: label, type, ...; gravity: [type,] ...
 void DeckReader::ElementStatement(const std::string& statement, const SourceLocation& where,
-                                  DrivePtr driven, long driven_label) {
+                                  DrivePtr driven, long driven_label,
+                                  const ElementDescriptor* user_defined) {
     long label = 0;
     if (statement != "gravity") {
         const SourceLocation at_label = in_.Where();
@@ -1213,7 +1318,29 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     // an empty name (body, beam3, beam2) have none.
     const SourceLocation at_type = in_.Where();
     std::string type;
-    if (!registry_.FindElement(statement, "")) {
+    if (user_defined) {  // `user defined: label, type, ...`: any registered type by its name
+        std::vector<std::string> names;
+        for (const ElementDescriptor& d : registry_.elements())
+            if (!d.name.empty()) names.push_back(d.name);
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+        const int i = in_.MatchOneOf(names);
+        if (i < 0)
+            in_.Fail(at_type, "unknown user defined element type " + in_.NextToken() +
+                                  "; the element plugins provide: " + Join(names) +
+                                  " (`module load: \"name\";` loads another plugin)");
+        type = names[i];
+        const ElementDescriptor* found = nullptr;
+        for (const ElementDescriptor& d : registry_.elements())
+            if (Registry::Normalize(d.name) == Registry::Normalize(type)) {
+                if (found)
+                    in_.Fail(at_type, "user defined element type '" + type +
+                                          "' is registered under both '" + found->statement +
+                                          "' and '" + d.statement + "'; write that statement");
+                found = &d;
+            }
+        user_defined = found;
+    } else if (!registry_.FindElement(statement, "")) {
         const std::vector<std::string>& names = ElementNames(statement);
         const int i = in_.MatchOneOf(names);
         if (i >= 0) {
@@ -1226,7 +1353,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                                  : Join(names, true)));
         }
     }
-    const ElementDescriptor* d = registry_.FindElement(statement, type);
+    const ElementDescriptor* d =
+        user_defined ? user_defined : registry_.FindElement(statement, type);
     if (!d)
         in_.Fail(statement == "body" ? where : at_type, "no plugin provides '" + statement +
                                                             (type.empty() ? "" : ": " + type) +
@@ -1242,7 +1370,9 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     }
     if (!e) in_.Fail(where, statement + " " + std::to_string(label) + " could not be created");
     in_.EndStatement(statement);
-    e->set_statement(statement);
+    // A user defined element keeps its own statement (joint, force, ...): it is written to
+    // that statement's output file.
+    e->set_statement(user_defined ? Registry::Normalize(user_defined->statement) : statement);
     e->set_where(where);
     if (driven) {
         if (e->num_multipliers() > 0)
@@ -1257,7 +1387,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                     ": elements that attach inertia cannot be driven");
         e = std::make_unique<DrivenElement>(std::move(e), std::move(driven));
     }
-    Defined& defined = statement == "body"                             ? bodies_
+    Defined& defined = user_defined                                    ? user_defined_
+                       : statement == "body"                           ? bodies_
                        : statement == "joint"                          ? joints_
                        : statement == "gravity"                        ? gravity_
                        : statement == "beam3" || statement == "beam2"  ? beams_
@@ -1298,6 +1429,7 @@ void DeckReader::Validate() {
     CheckCount("beams", beams_);
     CheckCount("abstract nodes", abstract_nodes_);
     CheckCount("genels", genels_);
+    CheckCount("user defined elements", user_defined_);
     if (gravity_flag_ && gravity_.count == 0)
         in_.Fail(gravity_flag_where_,
                  "control data declares gravity but no gravity element is defined");
