@@ -45,8 +45,9 @@ const char* kUsage =
     "(--steps H... | --steps-range H0 FACTOR N)\n"
     "                  [--formulation NAME] [--final-time T] [--tolerance TOL] "
     "[--reference METHOD:H | --reference-file FILE]\n"
-    "                  [--error position|velocity|both] [--output|-o PREFIX] [--threads N] "
-    "[--no-plot]\n";
+    "                  [--error QUANTITY[,QUANTITY...]] [--repeat N] "
+    "[--work cpu|iterations|factorizations]\n"
+    "                  [--output|-o PREFIX] [--threads N] [--no-plot]\n";
 
 // `mbstep --help`: every command, the environment and the method/formulation syntax; each
 // command's own options with their defaults are in `mbstep COMMAND --help`.
@@ -206,7 +207,8 @@ double ParseRho(const std::string& text) {
 
 std::string Slug(const analysis::OscillatorCurve& c) {
     std::string s;
-    for (char ch : c.method) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
+    for (char ch : c.method)
+        s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ? ch : '-';
     if (!c.rho_text.empty()) s += "-rho" + c.rho_text;
     return s;
 }
@@ -217,9 +219,11 @@ std::string TrimSpaces(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-/// One curve to compute: the method (as built from `text`) and its rho_inf as given.
+/// One curve to compute: the method (as built from `text`), its name in the CSV (the text
+/// without rho_inf) and its rho_inf as given.
 struct AnalysisCase {
     std::string text;
+    std::string label;
     std::string rho_text;  ///< empty: the method has no rho_inf parameter
 };
 
@@ -234,7 +238,7 @@ analysis::OscillatorCurve AnalyzeCase(const AnalysisCase& k, const std::vector<d
     const IntegratorDescriptor* d = reg.FindIntegrator(name);
     order = integ->order();
     analysis::OscillatorCurve c;
-    c.method = name;
+    c.method = k.label;
     c.rho_text = k.rho_text;
     c.tunable = !k.rho_text.empty();
     if (const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(integ.get());
@@ -244,6 +248,7 @@ analysis::OscillatorCurve AnalyzeCase(const AnalysisCase& k, const std::vector<d
         const double rho =
             c.tunable ? ParseRho(k.rho_text) : (fo->tunable() ? d->fixed_rho_inf : 0.0);
         analysis::OscillatorCurve out = analysis::AnalyzeOscillator(*fo, rho, x);
+        out.method = c.method;
         out.rho_text = c.rho_text;
         out.tunable = c.tunable;
         return out;
@@ -340,20 +345,26 @@ int Analyze(const std::vector<std::string>& args) {
             throw RunError("analyze: unknown method '" + key + "'; registered: " + known);
         }
         if (comma != std::string::npos) {
+            // "NAME, RHO[, MORE]": labelled "NAME[, MORE]"; other parameters stay in the label.
             const std::string rest = text.substr(comma + 1);
-            cases.push_back(
-                {text, HasRho(*d) ? TrimSpaces(rest.substr(0, rest.find(','))) : std::string()});
+            if (!HasRho(*d)) {
+                cases.push_back({text, d->name + "," + rest, ""});
+                continue;
+            }
+            const auto next = rest.find(',');
+            cases.push_back({text, d->name + (next == std::string::npos ? "" : rest.substr(next)),
+                             TrimSpaces(rest.substr(0, next))});
             continue;
         }
         if (!HasRho(*d)) {
             if (!rhos.empty())
                 std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
-            cases.push_back({d->name, ""});
+            cases.push_back({d->name, d->name, ""});
             continue;
         }
         std::vector<std::string> rs = rhos;
         if (rs.empty()) rs.push_back(d->parameters[0].default_value);
-        for (const std::string& rho : rs) cases.push_back({d->name + ", " + rho, rho});
+        for (const std::string& rho : rs) cases.push_back({d->name + ", " + rho, d->name, rho});
     }
     std::vector<analysis::OscillatorCurve> curves;
     std::vector<int> orders(cases.size());
