@@ -23,10 +23,17 @@ std::vector<std::string> Lines(const std::string& path) {
     return out;
 }
 
+// CSV fields; a quoted field keeps its commas (and its quotes).
 std::vector<std::string> Fields(const std::string& line) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        if (c == ',' && !quoted)
+            f.emplace_back();
+        else
+            f.back() += c;
+    }
     return f;
 }
 
@@ -66,11 +73,7 @@ TEST_CASE("mbstep analyze: every family, CSV layout, PNGs") {
               "method,rho_inf,stages,h_over_T,Omega,spectral_radius,AD_percent,"
               "PE_percent");
         for (size_t i = 1; i < lines.size(); ++i) {
-            auto f = Fields(lines[i]);
-            if (f[0].front() == '"') {  // a quoted method with a comma: rejoin its two fields
-                f[0] += "," + f[1];
-                f.erase(f.begin() + 1);
-            }
+            const auto f = Fields(lines[i]);
             REQUIRE(f.size() >= 7);  // an empty rho_inf is an empty field
             CHECK(f[0] == e.method);
             CHECK(f[1] == e.rho);
