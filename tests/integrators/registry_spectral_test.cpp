@@ -217,9 +217,12 @@ TEST_CASE("mbstep analyze: CSV files, index, several methods and rho_inf; bad in
     std::ifstream csv(prefix + "-ms3-rho0.6.csv");
     REQUIRE(csv.good());
     std::getline(csv, line);
-    CHECK(line == "h_over_T,spectral_radius,AD_percent,PE_percent");
+    CHECK(line == "method,rho_inf,stages,h_over_T,Omega,spectral_radius,AD_percent,PE_percent");
     int rows = 0;
-    while (std::getline(csv, line)) ++rows;
+    while (std::getline(csv, line)) {
+        ++rows;
+        CHECK(line.rfind("ms3,0.6,1,", 0) == 0);  // method and rho_inf as given, every row
+    }
     CHECK(rows == 21);
     CHECK(std::ifstream(prefix + "-implicit-euler.csv").good());
     // Rejected: rho_inf outside [0, 1] (with the range), unknown method, bad grid.

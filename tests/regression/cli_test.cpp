@@ -213,11 +213,22 @@ TEST_CASE("conventions: --help of every command, --version, mbdyn's -f, analyze 
           0);
     CHECK(fs::exists(prefix + ".mov"));
     CHECK(Shell(kExe + " -f > " + out + " 2>&1") == 2);
-    // `bdf` (ms2 with rho_inf fixed at 0, no rho_inf parameter) is analysed like `ms2, 0`.
+    // `bdf` (ms2 with rho_inf fixed at 0, no rho_inf parameter) is analysed like `ms2, 0`: the
+    // same rows but for the columns method and rho_inf (as given: none for bdf).
     const std::string a = (dir / "bdf.csv").string(), b = (dir / "ms2.csv").string();
     REQUIRE(Shell(kExe + " analyze bdf > " + a) == 0);
     REQUIRE(Shell(kExe + " analyze ms2 --rho 0 > " + b) == 0);
     CHECK(Slurp(a).size() > 1000);
-    CHECK(Slurp(a) == Slurp(b));
+    auto rows_after = [](const std::string& text, const std::string& lead) {
+        std::istringstream in(text);
+        std::string line, rest;
+        std::getline(in, line);  // the header
+        for (int n = 0; std::getline(in, line); ++n) {
+            if (line.rfind(lead, 0) != 0) return "row " + std::to_string(n) + ": " + line;
+            rest += line.substr(lead.size()) + "\n";
+        }
+        return rest;
+    };
+    CHECK(rows_after(Slurp(a), "bdf,,") == rows_after(Slurp(b), "ms2,0,"));
     fs::remove_all(dir);
 }

@@ -2,6 +2,9 @@
 """Tests of `mbstep study` (tools/mbstep/study.cpp; docs/DESIGN.md, "Studies"), one case per
 CTest entry:
 
+  orientation  the free rigid body (examples/free-rigid-body): orientation (geodesic angle) and
+               angular-velocity errors with slopes within 0.2 of the declared orders, a .mov
+               reference read in the deck's orientation form, --error all, --repeat, --work.
   convergence  the 3-D pendulum (examples/pendulum) to t = 1 s with `ms, 0.6` (order 2) and
                `implicit euler` (order 1) at h = 4, 2, 1, 0.5 ms against the default reference
                (DIRK54 at h_min / 4): 8 well-formed rows, all `ok`, steps = T / h, errors
@@ -19,8 +22,8 @@ CTest entry:
                (`rk44`: constraints) are rows with status `failed: <message>`, the other rows
                keep their errors, and the study exits 0.
   bad_input    unknown method, no steps, no methods, unreadable reference file, a step that does
-               not divide the time span, bad --threads: exit code != 0, a message naming the
-               problem, and no CSV written.
+               not divide the time span, bad --threads, --error, --repeat, --work: exit code
+               != 0, a message naming the problem, and no CSV written.
 """
 import argparse
 import csv
@@ -78,7 +81,8 @@ def case_convergence(a):
                           stderr=subprocess.DEVNULL).returncode == 0
     study(a, prefix, ["ms, 0.6", "implicit euler"], [] if plot else ["--no-plot"])
     header = open(prefix + ".csv").readline().strip()
-    expected = ("method,formulation,h,steps,error,order,newton_iterations,factorizations,"
+    expected = ("method,formulation,h,steps,quantity,error,order,error_position,error_velocity,"
+                "error_orientation,error_angular_velocity,newton_iterations,factorizations,"
                 "cpu_seconds,status")
     if header != expected:
         fail(f"CSV header {header!r}")
@@ -150,6 +154,86 @@ def case_reference(a):
     if e1 != e2:
         fail(f"errors with the CSV reference {e2} vs the .mov reference {e1}")
     print(f"default reference {e0}; .mov reference {e1}")
+
+
+ROTATION_DECK = "examples/free-rigid-body/deck.mbd"
+ROTATION_STEPS = ["4e-3", "2e-3", "1e-3", "5e-4"]
+
+
+def case_orientation(a):
+    """The free rigid body (no translation: position error 0): orientation (geodesic angle)
+    and angular-velocity errors converge at the declared orders; a .mov reference (its euler123
+    columns, as the deck writes them) gives the errors of the default reference run; --repeat
+    keeps the minimum CPU time; --work iterations plots against the Newton iterations."""
+    prefix = os.path.join(a.work_dir, "rot")
+    plot = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                          stderr=subprocess.DEVNULL).returncode == 0
+    methods = ["ms, 0.6", "implicit euler", "generalized alpha, 0.6@lie group"]
+    declared = {"ms, 0.6": 2, "implicit euler": 1, "generalized alpha, 0.6": 2}
+    cmd = [a.mbstep, "study", "convergence", os.path.join(a.source_dir, ROTATION_DECK),
+           "--methods", *methods, "--steps", *ROTATION_STEPS, "--final-time", "0.2",
+           "--error", "orientation", "--repeat", "2", "--work", "iterations", "-o", prefix]
+    out = run(cmd + ([] if plot else ["--no-plot"])).stdout
+    rs = rows(prefix + ".csv")
+    slopes = {r["method"]: r for r in rows(prefix + "-slopes.csv")}
+    for method, order in declared.items():
+        mine = [r for r in rs if r["method"] == method]
+        if len(mine) != 4 or any(r["status"] != "ok" or r["quantity"] != "orientation"
+                                 for r in mine):
+            fail(f"{method}: rows {mine}")
+        if any(float(r["error_position"]) != 0.0 for r in mine):
+            fail(f"{method}: a free rigid body at rest in translation has position error 0")
+        hs = [float(r["h"]) for r in mine]
+        for col in ("error_orientation", "error_angular_velocity"):
+            es = [float(r[col]) for r in mine]
+            slope = fit(hs, es)
+            print(f"{method}: {col} {es}, slope {slope:.3f} (declared order {order})")
+            if abs(slope - order) > 0.2:
+                fail(f"{method}: {col} slope {slope}, declared order {order}")
+        if [float(r["error"]) for r in mine] != [float(r["error_orientation"]) for r in mine]:
+            fail(f"{method}: error is not the orientation error")
+        fitted = float(slopes[method]["fitted_slope"])
+        if abs(fitted - order) > 0.2:
+            fail(f"{method}: fitted slope {fitted}, declared order {order}")
+    if "fitted slope -" in out:
+        fail("a series without a fitted slope:\n" + out)
+    for suffix in ("-error.png", "-work.png"):
+        exists = os.path.exists(prefix + suffix) and os.path.getsize(prefix + suffix) > 1000
+        if plot and not exists:
+            fail(f"{prefix + suffix} not written")
+    # The .mov reference: euler123 angles in degrees with 6 significant digits.
+    ref = os.path.join(a.work_dir, "rot-ref")
+    run([a.mbstep, "run", os.path.join(a.source_dir, ROTATION_DECK), "--method", "DIRK54",
+         "--formulation", "cgr", "--time-step", "1.25e-4", "--final-time", "0.2", "-o", ref,
+         "--quiet"])
+    from_mov = os.path.join(a.work_dir, "rot-mov")
+    run([a.mbstep, "study", "convergence", os.path.join(a.source_dir, ROTATION_DECK),
+         "--methods", "implicit euler", "--steps", *ROTATION_STEPS, "--final-time", "0.2",
+         "--error", "all", "--no-plot", "--reference-file", ref + ".mov", "-o", from_mov])
+    e0 = [r for r in rs if r["method"] == "implicit euler"]
+    e1 = rows(from_mov + ".csv")
+    for col, tol in (("error_orientation", 1e-5), ("error_angular_velocity", 1e-4)):
+        x0 = [float(r[col]) for r in e0]
+        x1 = [float(r[col]) for r in e1]
+        if any(abs(x - y) > tol * max(1.0, y) for x, y in zip(x0, x1)):
+            fail(f"{col}: .mov reference {x1} vs default reference {x0}")
+        print(f"{col}: default reference {x0}, .mov reference {x1}")
+    # --error all: the max of the four.
+    for r in e1:
+        four = max(float(r[c]) for c in ("error_position", "error_velocity",
+                                          "error_orientation", "error_angular_velocity"))
+        if float(r["error"]) != four:
+            fail(f"--error all: {r}")
+    # A CSV reference has no orientation: refused for --error orientation.
+    with open(ref + "-last.csv", "w") as f:
+        f.write("label,x,y,z\n1,0,0,0\n")
+    p = run([a.mbstep, "study", "convergence", os.path.join(a.source_dir, ROTATION_DECK),
+             "--methods", "implicit euler", "--steps", "1e-3", "--final-time", "0.2",
+             "--error", "orientation", "--no-plot", "--reference-file", ref + "-last.csv",
+             "-o", from_mov + "-bad"], expect_ok=False)
+    if p.returncode == 0 or "needs a .mov" not in p.stderr:
+        fail("a CSV reference accepted for --error orientation: " + p.stderr)
+    print("plots", "checked" if plot else "skipped (no matplotlib in /usr/bin/python3)")
 
 
 METHODS3 = ["ms, 0.6", "implicit euler", "generalized alpha, 0.9@lie group"]
@@ -224,6 +308,9 @@ def case_bad_input(a):
         (["--methods", "ms, 0.6", "--steps", "abc"], "not a number"),
         (["--methods", "ms, 0.6@no such formulation", "--steps", "1e-3"], "unknown formulation"),
         (["--methods", "ms, 0.6", "--steps", "1e-3", "--threads", "0"], "--threads"),
+        (["--methods", "ms, 0.6", "--steps", "1e-3", "--error", "torque"], "--error 'torque'"),
+        (["--methods", "ms, 0.6", "--steps", "1e-3", "--repeat", "0"], "--repeat"),
+        (["--methods", "ms, 0.6", "--steps", "1e-3", "--work", "energy"], "--work 'energy'"),
     ]
     for args, message in cases:
         for f in (prefix + ".csv", prefix + "-slopes.csv"):
@@ -242,7 +329,8 @@ def case_bad_input(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["convergence", "reference", "threads", "mpi", "failed_run", "bad_input"])
+    ap.add_argument("case", choices=["convergence", "orientation", "reference", "threads", "mpi",
+                                     "failed_run", "bad_input"])
     ap.add_argument("--mbstep", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)

@@ -4,6 +4,7 @@
 //              [--flush-interval SECONDS] [--threads N] [--quiet]
 //   mbstep plugins [--markdown]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
+//                  [--no-plot]
 //   mbstep study convergence|work-precision DECK --methods METHOD... --steps H... [...]
 //              (study.hpp)
 #include <atomic>
@@ -18,11 +19,13 @@
 
 #include "manual.hpp"
 #include "mbstep/analysis/linear_analysis.hpp"
+#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/first_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "plot_script.hpp"
 #include "study.hpp"
 
 namespace po = boost::program_options;
@@ -37,13 +40,14 @@ const char* kUsage =
     "       mbstep plugins [--markdown]\n"
     "       mbstep manual            (the input manual, docs/input.md, in Markdown)\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
-    "[--output PREFIX]\n"
+    "[--output PREFIX] [--no-plot]\n"
     "       mbstep study convergence|work-precision DECK --methods METHOD... "
     "(--steps H... | --steps-range H0 FACTOR N)\n"
     "                  [--formulation NAME] [--final-time T] [--tolerance TOL] "
     "[--reference METHOD:H | --reference-file FILE]\n"
-    "                  [--error position|velocity|both] [--output|-o PREFIX] [--threads N] "
-    "[--no-plot]\n";
+    "                  [--error QUANTITY[,QUANTITY...]] [--repeat N] "
+    "[--work cpu|iterations|factorizations]\n"
+    "                  [--output|-o PREFIX] [--threads N] [--no-plot]\n";
 
 // `mbstep --help`: every command, the environment and the method/formulation syntax; each
 // command's own options with their defaults are in `mbstep COMMAND --help`.
@@ -58,8 +62,9 @@ const char* kHelp =
     "                       as `mbdyn -f DECK -o PREFIX`: the same as `run`\n"
     "  plugins [--markdown] the loaded formulations, integrators, elements, drives and laws\n"
     "  manual               the input manual (docs/input.md) in Markdown\n"
-    "  analyze METHOD...    linear analysis on x'' + w^2 x = 0: spectral radius, damping and\n"
-    "                       period errors against h/(nT), as CSV\n"
+    "  analyze METHOD...    linear analysis on x'' + w^2 x = 0 of first-order, explicit RK and\n"
+    "                       second-order methods: spectral radius, damping and period errors\n"
+    "                       against h/(nT), as CSV and plots\n"
     "  study convergence|work-precision DECK --methods METHOD... (--steps H... |\n"
     "                       --steps-range H0 FACTOR N): errors against a reference run, fitted\n"
     "                       orders, CSV and plots (under mpirun the runs are shared)\n"
@@ -202,27 +207,91 @@ double ParseRho(const std::string& text) {
 
 std::string Slug(const analysis::OscillatorCurve& c) {
     std::string s;
-    for (char ch : c.method) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
-    if (c.tunable) {
-        std::ostringstream os;
-        os << "-rho" << c.rho;
-        s += os.str();
-    }
+    for (char ch : c.method)
+        s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ? ch : '-';
+    if (!c.rho_text.empty()) s += "-rho" + c.rho_text;
     return s;
+}
+
+std::string TrimSpaces(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+/// One curve to compute: the method (as built from `text`), its name in the CSV (the text
+/// without rho_inf) and its rho_inf as given.
+struct AnalysisCase {
+    std::string text;
+    std::string label;
+    std::string rho_text;  ///< empty: the method has no rho_inf parameter
+};
+
+/// The curve of one method: its own amplification matrix (first-order methods), the stability
+/// function of its tableau (explicit Runge-Kutta), or the matrix identified by stepping it on
+/// the linear oscillator (second-order methods); linear_analysis.hpp (1)-(9).
+analysis::OscillatorCurve AnalyzeCase(const AnalysisCase& k, const std::vector<double>& x,
+                                      int& order) {
+    const Registry& reg = GlobalRegistry();
+    std::string name;
+    const std::unique_ptr<Integrator> integ = MakeIntegrator(k.text, reg, &name);
+    const IntegratorDescriptor* d = reg.FindIntegrator(name);
+    order = integ->order();
+    analysis::OscillatorCurve c;
+    c.method = k.label;
+    c.rho_text = k.rho_text;
+    c.tunable = !k.rho_text.empty();
+    if (const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(integ.get());
+        fo && fo->AmplificationMatrix(-1.0, 0.0).size() > 0) {
+        // AmplificationMatrix takes rho_inf as an argument: the parsed text, else the declared
+        // rho_inf of a method without the parameter.
+        const double rho =
+            c.tunable ? ParseRho(k.rho_text) : (fo->tunable() ? d->fixed_rho_inf : 0.0);
+        analysis::OscillatorCurve out = analysis::AnalyzeOscillator(*fo, rho, x);
+        out.method = c.method;
+        out.rho_text = c.rho_text;
+        out.tunable = c.tunable;
+        return out;
+    }
+    if (const ButcherTableau* t = integ->butcher_tableau()) {
+        return analysis::AnalyzeOscillator(
+            [t](std::complex<double> z) {
+                return Eigen::MatrixXcd::Constant(1, 1, analysis::StabilityFunction(*t, z));
+            },
+            c, x);
+    }
+    if (integ->requires_interface() == ProblemInterface::kSecondOrderDae) {
+        Integrator& m = *integ;
+        try {
+            analysis::SecondOrderAmplification(m, 1.0);  // refusals named once, here
+        } catch (const std::exception& e) {
+            throw RunError("analyze: method '" + k.text +
+                           "' cannot step the linear oscillator: " + e.what());
+        }
+        return analysis::AnalyzeOscillator(
+            [&m](std::complex<double> z) {
+                return Eigen::MatrixXcd(analysis::SecondOrderAmplification(m, std::abs(z))
+                                            .cast<std::complex<double>>());
+            },
+            c, x);
+    }
+    throw RunError("analyze: method '" + name + "' provides no amplification matrix");
 }
 
 int Analyze(const std::vector<std::string>& args) {
     po::options_description opts("mbstep analyze options");
     opts.add_options()("rho", po::value<std::vector<std::string>>()->composing(),
-                       "rho_inf of tunable methods; repeat or separate by commas (default: the "
-                       "method's default)")("points", po::value<int>()->default_value(121),
-                                            "grid points")(
+                       "rho_inf of the methods with a rho_inf parameter given without one; "
+                       "repeat or separate by commas (default: the method's default)")(
+        "points", po::value<int>()->default_value(121), "grid points")(
         "min", po::value<double>()->default_value(1e-3), "smallest h / (n T)")(
         "max", po::value<double>()->default_value(1e3), "largest h / (n T)")(
         "output,o", po::value<std::string>(),
-        "write PREFIX-<method>[-rho<R>].csv per curve and PREFIX-index.csv (default: CSV on "
-        "stdout)")("help,h", "this help")("method", po::value<std::vector<std::string>>(),
-                                          "method keywords");
+        "write PREFIX-<method>[-rho<R>].csv per curve, PREFIX-index.csv and the plots "
+        "PREFIX-AD.png, PREFIX-PE.png, PREFIX-spectral_radius.png (default: CSV on stdout)")(
+        "no-plot", "with --output: write no PNG")("help,h", "this help")(
+        "method", po::value<std::vector<std::string>>(),
+        "method keywords, with parameters if any (e.g. \"hht, -0.2\")");
     po::positional_options_description pos;
     pos.add("method", -1);
     po::variables_map vm;
@@ -231,21 +300,28 @@ int Analyze(const std::vector<std::string>& args) {
     if (vm.count("help")) {
         std::cout << "usage: mbstep analyze METHOD... [options]\n"
                   << "Linear analysis on x'' + w^2 x = 0 [Zhang, Masarati et al., section 4]: "
-                     "spectral radius, AD(%), PE(%) against h/(nT).\n"
-                  << opts;
+                     "spectral radius, AD(%) (100 x the numerical damping ratio), PE(%) (the "
+                     "relative period error) against h/(nT), for the first-order methods (their "
+                     "amplification matrices), the explicit Runge-Kutta tableaus (their "
+                     "stability functions) and the second-order methods (stepped on the "
+                     "oscillator). CSV columns: "
+                  << analysis::CsvHeader() << opts;
         return 0;
     }
     if (!vm.count("method")) {
         std::cerr << "mbstep analyze: missing METHOD\n" << kUsage << opts;
         return 2;
     }
-    std::vector<double> rhos;
+    std::vector<std::string> rhos;
     if (vm.count("rho"))
         for (const std::string& item : vm["rho"].as<std::vector<std::string>>()) {
             std::stringstream ss(item);
             std::string tok;
             while (std::getline(ss, tok, ','))
-                if (!tok.empty()) rhos.push_back(ParseRho(tok));
+                if (!(tok = TrimSpaces(tok)).empty()) {
+                    ParseRho(tok);  // validates
+                    rhos.push_back(tok);
+                }
         }
     analysis::Grid grid;
     grid.points = vm["points"].as<int>();
@@ -253,76 +329,74 @@ int Analyze(const std::vector<std::string>& args) {
     grid.max = vm["max"].as<double>();
     const std::vector<double> x = analysis::LogGrid(grid);
 
-    // One curve per method and rho_inf (non-tunable methods: one curve, --rho ignored).
+    // One curve per method and rho_inf: a method text with parameters is analysed as given;
+    // a method with a rho_inf parameter given without it once per --rho (default: its
+    // default); the others once (--rho ignored).
     const Registry& reg = GlobalRegistry();
-    std::vector<analysis::OscillatorCurve> curves;
-    std::vector<int> orders;
-    for (const std::string& name : vm["method"].as<std::vector<std::string>>()) {
-        const IntegratorDescriptor* d = reg.FindIntegrator(name);
+    std::vector<AnalysisCase> cases;
+    for (const std::string& arg : vm["method"].as<std::vector<std::string>>()) {
+        const std::string text = TrimSpaces(arg);
+        const auto comma = text.find(',');
+        const std::string key = TrimSpaces(text.substr(0, comma));
+        const IntegratorDescriptor* d = reg.FindIntegrator(key);
         if (!d) {
             std::string known;
             for (const auto& e : reg.integrators()) known += (known.empty() ? "" : ", ") + e.name;
-            throw RunError("analyze: unknown method '" + name + "'; registered: " + known);
+            throw RunError("analyze: unknown method '" + key + "'; registered: " + known);
         }
-        const auto probe = MakeIntegrator(d->name, reg);
-        const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(probe.get());
-        if (!fo || fo->AmplificationMatrix(-1.0, 0.0).size() == 0)
-            throw RunError("analyze: method '" + d->name +
-                           "' provides no amplification matrix (first-order methods only)");
-        if (!fo->tunable() || !HasRho(*d)) {
-            // A method without a rho_inf parameter (e.g. `bdf`, an ms2 whose rho_inf is fixed)
-            // is analysed at its declared rho_inf.
-            if (!rhos.empty())
-                std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
-            curves.push_back(
-                analysis::AnalyzeOscillator(*fo, fo->tunable() ? d->fixed_rho_inf : 0.0, x));
-            orders.push_back(probe->order());
+        if (comma != std::string::npos) {
+            // "NAME, RHO[, MORE]": labelled "NAME[, MORE]"; other parameters stay in the label.
+            const std::string rest = text.substr(comma + 1);
+            if (!HasRho(*d)) {
+                cases.push_back({text, d->name + "," + rest, ""});
+                continue;
+            }
+            const auto next = rest.find(',');
+            cases.push_back({text, d->name + (next == std::string::npos ? "" : rest.substr(next)),
+                             TrimSpaces(rest.substr(0, next))});
             continue;
         }
-        std::vector<double> rs = rhos;
-        if (rs.empty()) rs.push_back(HasRho(*d) ? ParseRho(d->parameters[0].default_value) : 0.0);
-        for (double rho : rs) {
-            std::ostringstream text;
-            text << d->name << ", " << std::setprecision(17) << rho;
-            const auto integ = MakeIntegrator(text.str(), reg);  // validates rho_inf
-            const auto& m = dynamic_cast<const FirstOrderIntegrator&>(*integ);
-            curves.push_back(analysis::AnalyzeOscillator(m, rho, x));
-            orders.push_back(integ->order());
+        if (!HasRho(*d)) {
+            if (!rhos.empty())
+                std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
+            cases.push_back({d->name, d->name, ""});
+            continue;
         }
+        std::vector<std::string> rs = rhos;
+        if (rs.empty()) rs.push_back(d->parameters[0].default_value);
+        for (const std::string& rho : rs) cases.push_back({d->name + ", " + rho, d->name, rho});
     }
+    std::vector<analysis::OscillatorCurve> curves;
+    std::vector<int> orders(cases.size());
+    for (size_t i = 0; i < cases.size(); ++i) curves.push_back(AnalyzeCase(cases[i], x, orders[i]));
 
-    // Output: files with an index, or CSV on stdout (long format for several curves).
-    if (vm.count("output")) {
-        const std::string prefix = vm["output"].as<std::string>();
-        const std::string index_path = prefix + "-index.csv";
-        std::ofstream index(index_path);
-        if (!index) throw RunError("analyze: cannot write " + index_path);
-        index << "method,rho_inf,tunable,stages,order,file\n";
-        for (size_t i = 0; i < curves.size(); ++i) {
-            const auto& c = curves[i];
-            const std::string path = prefix + "-" + Slug(c) + ".csv";
-            std::ofstream out(path);
-            if (!out) throw RunError("analyze: cannot write " + path);
-            analysis::WriteCsv(out, c);
-            index << '"' << c.method << "\"," << c.rho << ',' << (c.tunable ? 1 : 0) << ','
-                  << c.stages << ',' << orders[i] << ','
-                  << std::filesystem::path(path).filename().string() << '\n';
-            std::cout << path << "\n";
-        }
-        std::cout << index_path << "\n";
+    // Output: files with an index and the plots, or CSV on stdout; the same columns always.
+    if (!vm.count("output")) {
+        std::cout << analysis::CsvHeader();
+        for (const auto& c : curves) analysis::WriteCsvRows(std::cout, c);
         return 0;
     }
-    if (curves.size() == 1) {
-        analysis::WriteCsv(std::cout, curves[0]);
-        return 0;
+    const std::string prefix = vm["output"].as<std::string>();
+    const std::string index_path = prefix + "-index.csv";
+    std::ofstream index(index_path);
+    if (!index) throw RunError("analyze: cannot write " + index_path);
+    index << "method,rho_inf,tunable,stages,order,file\n";
+    for (size_t i = 0; i < curves.size(); ++i) {
+        const auto& c = curves[i];
+        const std::string path = prefix + "-" + Slug(c) + ".csv";
+        std::ofstream out(path);
+        if (!out) throw RunError("analyze: cannot write " + path);
+        analysis::WriteCsv(out, c);
+        index << '"' << c.method << "\"," << c.rho_text << ',' << (c.tunable ? 1 : 0) << ','
+              << c.stages << ',' << orders[i] << ','
+              << std::filesystem::path(path).filename().string() << '\n';
+        std::cout << path << "\n";
     }
-    std::cout << "method,rho_inf,stages,h_over_T,spectral_radius,AD_percent,PE_percent\n"
-              << std::setprecision(17);
-    for (const auto& c : curves)
-        for (const auto& p : c.points)
-            std::cout << '"' << c.method << "\"," << c.rho << ',' << c.stages << ',' << p.h_over_nT
-                      << ',' << p.spectral_radius << ',' << p.ad_percent << ',' << p.pe_percent
-                      << '\n';
+    index.close();
+    std::cout << index_path << "\n";
+    if (!vm.count("no-plot"))
+        RunPlotScript("analysis_plot.py", "MBSTEP_ANALYSIS_PLOT", ShellQuote(index_path),
+                      "mbstep analyze");
     return 0;
 }
 
@@ -498,7 +572,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (cmd == "analyze") return Analyze(args);
-        if (cmd == "study") return StudyCommand(args, argv[0]);
+        if (cmd == "study") return StudyCommand(args);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             std::cout << kHelp << "\n" << kUsage;
             return 0;

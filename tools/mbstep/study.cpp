@@ -30,8 +30,10 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
+#include "mbstep/math/rotation.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "plot_script.hpp"
 
 #ifdef MBSTEP_WITH_MPI
 #include <mpi.h>
@@ -47,8 +49,10 @@ const char* kStudyUsage =
     "(--steps H... | --steps-range H0 FACTOR N)\n"
     "                    [--formulation NAME] [--final-time T] [--tolerance TOL]\n"
     "                    [--reference METHOD:H | --reference-file FILE] "
-    "[--error position|velocity|both]\n"
-    "                    [--output|-o PREFIX] [--threads N] [--no-plot]\n";
+    "[--error QUANTITY[,QUANTITY...]]\n"
+    "                    [--repeat N] [--work cpu|iterations|factorizations] [--output|-o "
+    "PREFIX]\n"
+    "                    [--threads N] [--no-plot]\n";
 
 /// Default reference: this method at the smallest step / kReferenceDivisor (an L-stable,
 /// stiffly accurate order-4 ESDIRK: accurate on index-3 positions), on `cgr`, whose rows keep
@@ -66,6 +70,9 @@ struct NodeFinal {
     int label{0};
     double x[3]{0, 0, 0};
     double v[3]{0, 0, 0};
+    double R[9]{1, 0, 0, 0, 1, 0, 0, 0, 1};  ///< orientation, row-major
+    double w[3]{0, 0, 0};                    ///< angular velocity (global frame)
+    bool has_orientation{true};              ///< false: a reference CSV row without it
 };
 
 struct Job {
@@ -91,7 +98,17 @@ struct Series {
     int declared_order{0};
 };
 
-enum class ErrorMeasure { kPosition, kVelocity, kBoth };
+/// The quantities of --error; the error is the max over the selected ones and the nodes.
+enum Quantity : unsigned { kPosition = 1, kVelocity = 2, kOrientation = 4, kAngularVelocity = 8 };
+
+struct QuantityInfo {
+    Quantity q;
+    const char* name;  ///< --error keyword and CSV column suffix
+};
+constexpr QuantityInfo kQuantities[] = {{kPosition, "position"},
+                                        {kVelocity, "velocity"},
+                                        {kOrientation, "orientation"},
+                                        {kAngularVelocity, "angular-velocity"}};
 
 std::string Trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t");
@@ -127,6 +144,7 @@ struct RunSetup {
     std::string deck_path;
     double final_time{0.0};
     double tolerance{0.0};  ///< 0: the deck's
+    int repeat{1};          ///< runs per job; the CPU time is their minimum
 };
 
 /// Validates "METHOD[@FORMULATION]" and resolves the formulation (explicit, --formulation, or
@@ -165,7 +183,7 @@ Series ResolveMethod(const std::string& spec, const std::string& default_formula
 
 /// One run: its own deck, no output files, serial assembly; the node states after the last
 /// step. Any exception becomes a failed outcome with its message.
-Outcome RunJob(const RunSetup& setup, const Job& job, const Registry& reg) {
+Outcome RunOnce(const RunSetup& setup, const Job& job, const Registry& reg) {
     Outcome o;
     try {
         Deck deck = ReadDeck(setup.deck_path, reg);
@@ -197,6 +215,8 @@ Outcome RunJob(const RunSetup& setup, const Job& job, const Registry& reg) {
                 for (int k = 0; k < 3; ++k) {
                     o.nodes[i].x[k] = states[i].x[k];
                     o.nodes[i].v[k] = states[i].v[k];
+                    o.nodes[i].w[k] = states[i].w[k];
+                    for (int j = 0; j < 3; ++j) o.nodes[i].R[3 * k + j] = states[i].R(k, j);
                 }
             }
         };
@@ -224,6 +244,15 @@ Outcome RunJob(const RunSetup& setup, const Job& job, const Registry& reg) {
     return o;
 }
 
+/// setup.repeat runs of the job (the same results, bit for bit: serial and deterministic);
+/// the CPU time is the minimum over them, the least disturbed by other processes.
+Outcome RunJob(const RunSetup& setup, const Job& job, const Registry& reg) {
+    Outcome o = RunOnce(setup, job, reg);
+    for (int k = 1; k < setup.repeat && o.ok; ++k)
+        o.cpu_seconds = std::min(o.cpu_seconds, RunOnce(setup, job, reg).cpu_seconds);
+    return o;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Serialization (MPI gather): one line per job, hexadecimal doubles.
 
@@ -241,6 +270,8 @@ std::string Serialize(int index, const Outcome& o) {
         os << n.label;
         for (double c : n.x) os << ' ' << Hex(c);
         for (double c : n.v) os << ' ' << Hex(c);
+        for (double c : n.R) os << ' ' << Hex(c);
+        for (double c : n.w) os << ' ' << Hex(c);
         os << ' ';
     }
     os << '\t' << o.message << '\n';
@@ -273,14 +304,11 @@ void Deserialize(const std::string& text, std::vector<Outcome>& out) {
         for (auto& n : o.nodes) {
             std::string tok;
             ns >> n.label;
-            for (double& c : n.x) {
-                ns >> tok;
-                c = std::strtod(tok.c_str(), nullptr);
-            }
-            for (double& c : n.v) {
-                ns >> tok;
-                c = std::strtod(tok.c_str(), nullptr);
-            }
+            for (double* part : {n.x, n.v, n.R, n.w})
+                for (int k = 0; k < (part == n.R ? 9 : 3); ++k) {
+                    ns >> tok;
+                    part[k] = std::strtod(tok.c_str(), nullptr);
+                }
         }
         o.message = line.substr(p);
     }
@@ -289,9 +317,35 @@ void Deserialize(const std::string& text, std::vector<Outcome>& out) {
 // ---------------------------------------------------------------------------------------------
 // Reference file: an MBDyn .mov (label x y z <orientation> vx vy vz wx wy wz per node and
 // output step; the last line of each label is taken) or a CSV `label,x,y,z[,vx,vy,vz]` (header
-// and `#` lines skipped; the last row of each label is taken).
+// and `#` lines skipped; the last row of each label is taken). The .mov's orientation columns
+// are read as the deck's node writes them (`orientation`: its `default orientation` or the
+// node's own; euler angles in degrees), nine columns as the orientation matrix whatever the
+// deck says (MBDyn's output of `orientation matrix`).
 
-std::vector<NodeFinal> ReadReferenceFile(const std::string& path, bool need_velocity) {
+Mat3 MovOrientation(const double* c, int columns, OrientationOutput kind) {
+    constexpr double kRad = M_PI / 180.0;
+    if (columns == 9) {
+        Mat3 R;
+        R << c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8];
+        return R;
+    }
+    const Vec3 a(c[0], c[1], c[2]);
+    switch (kind) {
+        case OrientationOutput::kEuler313:
+            return RotationFromEuler313(a * kRad);
+        case OrientationOutput::kEuler321:
+            return RotationFromEuler321(a * kRad);
+        case OrientationOutput::kOrientationVector:
+            return ExpSO3(a);
+        case OrientationOutput::kEuler123:
+        case OrientationOutput::kOrientationMatrix:  // 3 columns: not a matrix (caller checks)
+            break;
+    }
+    return RotationFromEuler123(a * kRad);
+}
+
+std::vector<NodeFinal> ReadReferenceFile(const std::string& path, unsigned quantities,
+                                         const std::map<int, OrientationOutput>& orientation) {
     std::ifstream in(path);
     if (!in) throw StudyError("cannot read reference file '" + path + "'");
     const bool csv = std::filesystem::path(path).extension() == ".csv";
@@ -334,16 +388,30 @@ std::vector<NodeFinal> ReadReferenceFile(const std::string& path, bool need_velo
         if (csv) {
             if (v.size() != 4 && v.size() != 7)
                 throw StudyError(where + "expected label,x,y,z[,vx,vy,vz]");
-            if (need_velocity && v.size() != 7)
+            if ((quantities & kVelocity) && v.size() != 7)
                 throw StudyError(where + "--error velocity needs columns vx,vy,vz");
+            if (quantities & (kOrientation | kAngularVelocity))
+                throw StudyError(where +
+                                 "--error orientation or angular-velocity needs a .mov "
+                                 "reference (a CSV reference holds positions and velocities)");
+            n.has_orientation = false;
             for (int k = 0; k < 3; ++k) n.x[k] = v[1 + k];
             if (v.size() == 7)
                 for (int k = 0; k < 3; ++k) n.v[k] = v[4 + k];
         } else {
-            if (v.size() < 13) throw StudyError(where + "expected an MBDyn .mov line");
+            if (v.size() != 13 && v.size() != 19)
+                throw StudyError(where +
+                                 "expected an MBDyn .mov line: label, position, 3 or 9 "
+                                 "orientation columns, velocity, angular velocity");
+            const int oc = static_cast<int>(v.size()) - 10;
+            const auto kind = orientation.find(n.label);
+            const Mat3 R = MovOrientation(
+                &v[4], oc, kind == orientation.end() ? OrientationOutput::kEuler123 : kind->second);
             for (int k = 0; k < 3; ++k) {
                 n.x[k] = v[1 + k];
-                n.v[k] = v[v.size() - 6 + k];
+                n.v[k] = v[4 + oc + k];
+                n.w[k] = v[7 + oc + k];
+                for (int j = 0; j < 3; ++j) n.R[3 * k + j] = R(k, j);
             }
         }
         if (!last.count(n.label)) order.push_back(n.label);
@@ -355,35 +423,55 @@ std::vector<NodeFinal> ReadReferenceFile(const std::string& path, bool need_velo
     return out;
 }
 
-/// Max over the nodes of the reference of |x - x_ref| (and/or |v - v_ref|); nodes of the
-/// reference missing from the run make it an error.
-double Error(const std::vector<NodeFinal>& run, const std::vector<NodeFinal>& ref,
-             ErrorMeasure measure, bool from_file, std::string& problem) {
+/// The errors of one run, per quantity: max over the nodes of the reference of |x - x_ref|,
+/// |v - v_ref|, the geodesic angle between R and R_ref (the angle of R^T R_ref, rad) and
+/// |w - w_ref| (2-norms); NaN with `problem` set when nodes of the reference are missing
+/// from the run.
+struct Errors {
+    double value[4]{0, 0, 0, 0};  ///< in the order of kQuantities
+    /// The max over the selected quantities.
+    double Of(unsigned quantities) const {
+        double e = 0.0;
+        for (int k = 0; k < 4; ++k)
+            if (quantities & kQuantities[k].q) e = std::max(e, value[k]);
+        return e;
+    }
+};
+
+Errors ComputeErrors(const std::vector<NodeFinal>& run, const std::vector<NodeFinal>& ref,
+                     bool from_file, std::string& problem) {
     std::map<int, const NodeFinal*> by_label;
     for (const auto& n : run) by_label[n.label] = &n;
-    double err = 0.0;
+    Errors e;
     int matched = 0;
+    auto distance = [](const double* a, const double* b) {
+        return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                         (a[2] - b[2]) * (a[2] - b[2]));
+    };
     for (const auto& r : ref) {
         const auto it = by_label.find(r.label);
         if (it == by_label.end()) {
             if (from_file) continue;  // e.g. a dummy node of the .mov
             problem = "node " + std::to_string(r.label) + " missing";
-            return NAN;
+            for (double& v : e.value) v = NAN;
+            return e;
         }
         ++matched;
-        double dx = 0.0, dv = 0.0;
-        for (int k = 0; k < 3; ++k) {
-            dx += (it->second->x[k] - r.x[k]) * (it->second->x[k] - r.x[k]);
-            dv += (it->second->v[k] - r.v[k]) * (it->second->v[k] - r.v[k]);
+        const NodeFinal& n = *it->second;
+        e.value[0] = std::max(e.value[0], distance(n.x, r.x));
+        e.value[1] = std::max(e.value[1], distance(n.v, r.v));
+        if (r.has_orientation) {
+            const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(n.R);
+            const Mat3 Rr = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(r.R);
+            e.value[2] = std::max(e.value[2], GeodesicAngle(R, Rr));
+            e.value[3] = std::max(e.value[3], distance(n.w, r.w));
         }
-        if (measure != ErrorMeasure::kVelocity) err = std::max(err, std::sqrt(dx));
-        if (measure != ErrorMeasure::kPosition) err = std::max(err, std::sqrt(dv));
     }
     if (matched == 0) {
         problem = "no node label of the reference is a node of the model";
-        return NAN;
+        for (double& v : e.value) v = NAN;
     }
-    return err;
+    return e;
 }
 
 /// Least-squares slope of log e against log h.
@@ -414,43 +502,6 @@ std::string Num(double v, int precision = 17) {
     std::ostringstream os;
     os << std::setprecision(precision) << v;
     return os.str();
-}
-
-/// The plotting script: $MBSTEP_STUDY_PLOT, <exe>/../share/mbstep/study_plot.py (installed),
-/// then the source tree's tools/plot/study_plot.py.
-std::string FindPlotScript(const std::string& argv0) {
-    if (const char* env = std::getenv("MBSTEP_STUDY_PLOT")) return env;
-    std::error_code ec;
-    const auto exe = std::filesystem::canonical("/proc/self/exe", ec);
-    if (!ec) {
-        const auto p = exe.parent_path().parent_path() / "share" / "mbstep" / "study_plot.py";
-        if (std::filesystem::exists(p)) return p.string();
-    }
-    (void)argv0;
-#ifdef MBSTEP_STUDY_PLOT_SOURCE
-    if (std::filesystem::exists(MBSTEP_STUDY_PLOT_SOURCE)) return MBSTEP_STUDY_PLOT_SOURCE;
-#endif
-    return "";
-}
-
-std::string ShellQuote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-/// A Python with matplotlib: $MBSTEP_PYTHON, Debian's /usr/bin/python3 (python3-matplotlib,
-/// tools/ci/install-deps.sh), then python3 on PATH; "" if none imports matplotlib.
-std::string FindPython() {
-    std::vector<std::string> candidates;
-    if (const char* env = std::getenv("MBSTEP_PYTHON")) candidates.push_back(env);
-    candidates.push_back("/usr/bin/python3");
-    candidates.push_back("python3");
-    for (const auto& py : candidates) {
-        const std::string cmd = ShellQuote(py) + " -c 'import matplotlib' >/dev/null 2>&1";
-        if (std::system(cmd.c_str()) == 0) return ShellQuote(py);
-    }
-    return "";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,7 +584,8 @@ struct StudyPlan {
     bool reference_from_file{false};
     std::string reference_text;
     std::vector<NodeFinal> reference_nodes;  ///< from the file
-    ErrorMeasure measure{ErrorMeasure::kPosition};
+    unsigned quantities{kPosition};          ///< Quantity bits of --error
+    std::string work{"cpu_seconds"};         ///< the work plot's x column
     std::string prefix;
     int threads{1};
     bool plot{true};
@@ -555,7 +607,14 @@ StudyPlan Plan(const std::vector<std::string>& args, const Registry& reg) {
         "reference-file", po::value<std::string>(),
         "reference node states: an MBDyn .mov (last line of each node) or label,x,y,z[,vx,vy,vz] "
         "CSV")("error", po::value<std::string>()->default_value("position"),
-               "position | velocity | both: max over nodes of the norm of the difference")(
+               "position | velocity | orientation | angular-velocity, or several separated by "
+               "commas; both = position,velocity; all = the four: the max over the nodes (and "
+               "the quantities) of the 2-norm of the difference (orientation: the geodesic "
+               "angle of R^T R_ref, rad)")(
+        "repeat", po::value<int>()->default_value(1),
+        "run every job N times; cpu_seconds is the minimum (work-precision)")(
+        "work", po::value<std::string>()->default_value("cpu"),
+        "x axis of the work plot: cpu (seconds) | iterations (Newton) | factorizations")(
         "output,o", po::value<std::string>(),
         "output prefix (default: the deck path without .mbd, plus -KIND)")(
         "threads", po::value<int>()->default_value(1), "runs in parallel (TBB)")(
@@ -632,16 +691,39 @@ StudyPlan Plan(const std::vector<std::string>& args, const Registry& reg) {
     };
     for (double h : p.steps) check_multiple(h, "step");
 
-    // Error measure.
-    const std::string em = vm["error"].as<std::string>();
-    if (em == "position")
-        p.measure = ErrorMeasure::kPosition;
-    else if (em == "velocity")
-        p.measure = ErrorMeasure::kVelocity;
-    else if (em == "both")
-        p.measure = ErrorMeasure::kBoth;
-    else
-        throw StudyError("--error '" + em + "': use position, velocity or both");
+    // Error quantities.
+    p.quantities = 0;
+    {
+        std::stringstream ss(vm["error"].as<std::string>());
+        std::string q;
+        while (std::getline(ss, q, ',')) {
+            q = Trim(q);
+            unsigned bits = 0;
+            if (q == "both") bits = kPosition | kVelocity;
+            if (q == "all") bits = kPosition | kVelocity | kOrientation | kAngularVelocity;
+            for (const auto& k : kQuantities)
+                if (q == k.name) bits = k.q;
+            if (!bits)
+                throw StudyError("--error '" + q +
+                                 "': use position, velocity, orientation, angular-velocity, "
+                                 "both or all (or a comma-separated list)");
+            p.quantities |= bits;
+        }
+        if (!p.quantities) throw StudyError("--error: no quantity");
+    }
+    p.setup.repeat = vm["repeat"].as<int>();
+    if (p.setup.repeat < 1) throw StudyError("--repeat must be at least 1");
+    {
+        const std::string w = vm["work"].as<std::string>();
+        if (w == "cpu")
+            p.work = "cpu_seconds";
+        else if (w == "iterations")
+            p.work = "newton_iterations";
+        else if (w == "factorizations")
+            p.work = "factorizations";
+        else
+            throw StudyError("--work '" + w + "': use cpu, iterations or factorizations");
+    }
 
     // Reference.
     if (vm.count("reference") && vm.count("reference-file"))
@@ -649,8 +731,9 @@ StudyPlan Plan(const std::vector<std::string>& args, const Registry& reg) {
     if (vm.count("reference-file")) {
         p.reference_from_file = true;
         p.reference_text = vm["reference-file"].as<std::string>();
-        p.reference_nodes =
-            ReadReferenceFile(p.reference_text, p.measure != ErrorMeasure::kPosition);
+        std::map<int, OrientationOutput> orientation;
+        for (const auto& n : deck.model.nodes()) orientation[n.label] = n.orientation_output;
+        p.reference_nodes = ReadReferenceFile(p.reference_text, p.quantities, orientation);
     } else {
         Job ref;
         if (vm.count("reference")) {
@@ -693,7 +776,7 @@ StudyPlan Plan(const std::vector<std::string>& args, const Registry& reg) {
 }
 
 /// Rank 0: errors, orders, slopes, files, summary. Returns the exit code.
-int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::string& argv0) {
+int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes) {
     std::vector<NodeFinal> ref_nodes = p.reference_nodes;
     const size_t first = p.reference_from_file ? 0 : 1;
     bool ref_ok = true;
@@ -707,6 +790,9 @@ int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::
 
     const size_t n = p.jobs.size();
     std::vector<double> error(n, NAN), order(n, NAN);
+    std::vector<Errors> errors(n);
+    for (auto& e : errors)
+        for (double& v : e.value) v = NAN;
     std::vector<std::string> status(n);
     for (size_t i = first; i < n; ++i) {
         const Outcome& o = outcomes[i];
@@ -719,7 +805,8 @@ int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::
             continue;
         }
         std::string problem;
-        error[i] = Error(o.nodes, ref_nodes, p.measure, p.reference_from_file, problem);
+        errors[i] = ComputeErrors(o.nodes, ref_nodes, p.reference_from_file, problem);
+        error[i] = errors[i].Of(p.quantities);
         status[i] = std::isnan(error[i]) ? "failed: " + problem : "ok";
     }
     // Local orders against the previous (larger) step of the same series, and fitted slopes.
@@ -754,14 +841,24 @@ int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::
     }
     std::ofstream csv(csv_path);
     if (!csv) throw StudyError("cannot write " + csv_path);
-    csv << "method,formulation,h,steps,error,order,newton_iterations,factorizations,cpu_seconds,"
-           "status\n";
+    // `quantity`: the --error selection (e.g. "orientation"); error_<q>: each quantity's error.
+    std::string quantity;
+    for (const auto& k : kQuantities)
+        if (p.quantities & k.q) quantity += (quantity.empty() ? "" : "+") + std::string(k.name);
+    csv << "method,formulation,h,steps,quantity,error,order";
+    for (const auto& k : kQuantities) {
+        std::string col = k.name;
+        std::replace(col.begin(), col.end(), '-', '_');
+        csv << ",error_" << col;
+    }
+    csv << ",newton_iterations,factorizations,cpu_seconds,status\n";
     for (size_t i = first; i < n; ++i) {
         const Job& j = p.jobs[i];
         const Outcome& o = outcomes[i];
         csv << CsvField(j.method) << ',' << CsvField(j.formulation) << ',' << Num(j.h) << ','
-            << o.steps << ',' << Num(error[i]) << ',' << Num(order[i], 6) << ','
-            << (o.iterations >= 0 ? std::to_string(o.iterations) : "") << ','
+            << o.steps << ',' << quantity << ',' << Num(error[i]) << ',' << Num(order[i], 6);
+        for (double e : errors[i].value) csv << ',' << Num(e);
+        csv << ',' << (o.iterations >= 0 ? std::to_string(o.iterations) : "") << ','
             << (o.factorizations >= 0 ? std::to_string(o.factorizations) : "") << ','
             << Num(o.cpu_seconds, 6) << ',' << CsvField(status[i]) << '\n';
     }
@@ -782,44 +879,35 @@ int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::
               << (p.reference_from_file ? "file " : "") << p.reference_text << "\n";
     for (size_t s = 0; s < p.series.size(); ++s) {
         double cpu = 0.0;
-        int failed = 0;
+        int failed = 0, zero = 0;
         for (size_t i = first; i < n; ++i)
             if (p.jobs[i].series == static_cast<int>(s)) {
                 cpu += outcomes[i].cpu_seconds;
                 failed += status[i] != "ok";
+                zero += error[i] == 0.0;
             }
         std::cout << "  " << p.series[s].method << " @ " << p.series[s].formulation
                   << ": fitted slope " << (std::isfinite(slope[s]) ? Num(slope[s], 3) : "-")
                   << " over " << points[s] << " steps (declared order "
                   << p.series[s].declared_order << "), CPU " << Num(cpu, 3) << " s"
                   << (failed ? ", " + std::to_string(failed) + " runs without an error" : "")
+                  << (zero ? ", " + std::to_string(zero) + " runs with error 0 in " + quantity +
+                                 " (try --error all)"
+                           : "")
                   << "\n";
     }
     std::cout << csv_path << "\n" << slopes_path << "\n";
 
-    if (p.plot) {
-        const std::string script = FindPlotScript(argv0);
-        if (script.empty()) {
-            std::cout << "plots skipped: tools/plot/study_plot.py not found (set "
-                         "MBSTEP_STUDY_PLOT)\n";
-        } else if (const std::string python = FindPython(); python.empty()) {
-            std::cout << "plots skipped: python3 with matplotlib is not available; plot later "
-                         "with python3 "
-                      << script << " " << csv_path << "\n";
-        } else {
-            const std::string cmd = python + " " + ShellQuote(script) + " " + ShellQuote(csv_path) +
-                                    " --kind " + p.kind;
-            std::cout.flush();
-            if (std::system(cmd.c_str()) != 0)
-                std::cerr << "mbstep study: warning: the plotting script failed: " << cmd << "\n";
-        }
-    }
+    if (p.plot)
+        RunPlotScript("study_plot.py", "MBSTEP_STUDY_PLOT",
+                      ShellQuote(csv_path) + " --kind " + p.kind + " --work " + p.work,
+                      "mbstep study");
     return ref_ok ? 0 : 1;
 }
 
 }  // namespace
 
-int StudyCommand(const std::vector<std::string>& args, const std::string& argv0) {
+int StudyCommand(const std::vector<std::string>& args) {
     for (const auto& a : args)
         if (a == "--help" || a == "-h") {
             std::cout << kStudyUsage
@@ -895,7 +983,7 @@ int StudyCommand(const std::vector<std::string>& args, const std::string& argv0)
         Deserialize(all, outcomes);
     }
     try {
-        return Report(plan, outcomes, argv0);
+        return Report(plan, outcomes);
     } catch (const std::exception& e) {
         std::cerr << "mbstep study: error: " << e.what() << "\n";
         return 1;

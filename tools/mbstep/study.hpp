@@ -11,8 +11,8 @@
 
 namespace mbstep {
 
-/// `args` are the arguments after `study`; `argv0` locates the installed plotting script.
-/// Returns the process exit code (0 ok, 1 a run-time error, 2 bad usage).
-int StudyCommand(const std::vector<std::string>& args, const std::string& argv0);
+/// `args` are the arguments after `study`. Returns the process exit code (0 ok, 1 a run-time
+/// error, 2 bad usage).
+int StudyCommand(const std::vector<std::string>& args);
 
 }  // namespace mbstep

@@ -3,16 +3,19 @@
 
 Reproduces the layout of Figures 2-7 of Zhang, Masarati et al. (multistep, single-step and
 multistage methods in MBDyn, section 4): one PNG per quantity -- percentage amplitude decay
-AD(%), percentage period elongation PE(%), spectral radius -- against h/(nT) on a log axis
-(n = implicit stages per step, so that methods compare at equal cost), several methods
-overlaid. Tunable methods get one panel per rho_inf value; methods without rho_inf appear in
-every panel (Figures 5-7 put the L-stable ESDIRKs next to MSSTH at rho_inf = 0).
+AD(%) (100 x the numerical damping ratio), percentage period elongation PE(%) (the relative
+period error) and the spectral radius -- against h/(nT) on a log axis (n = implicit stages per
+step, so that methods compare at equal cost; n = 1 for the second-order and explicit methods),
+several methods overlaid: first-order, explicit Runge-Kutta and second-order (Newmark family)
+alike. Tunable methods get one panel per rho_inf value; methods without rho_inf appear in every
+panel (Figures 5-7 put the L-stable ESDIRKs next to MSSTH at rho_inf = 0).
 
 Usage:
-    mbstep analyze ms2 ms3 ms4 Bathe msstc3 msstc4 msstc5 --rho 0,0.6 -o out/tunable
+    mbstep analyze ms2 ms3 ms4 Bathe "generalized alpha" --rho 0,0.6 -o out/tunable --no-plot
     tools/plot/analysis_plot.py out/tunable-index.csv [--output out/tunable]
         [--accuracy-max 1.0] [--title TEXT]
-writes out/tunable-AD.png, out/tunable-PE.png and out/tunable-spectral_radius.png.
+writes out/tunable-AD.png, out/tunable-PE.png and out/tunable-spectral_radius.png (which
+`mbstep analyze -o PREFIX` does itself unless --no-plot).
 Needs only Debian's python3-matplotlib (tools/ci/install-deps.sh), hence /usr/bin/python3.
 """
 import argparse
@@ -34,12 +37,15 @@ QUANTITIES = [
 ]
 
 
+NUMERIC = ("h_over_T", "Omega", "spectral_radius", "AD_percent", "PE_percent")
+
+
 def read_curve(path):
     cols = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            for k, v in row.items():
-                cols.setdefault(k, []).append(float(v))
+            for k in NUMERIC:
+                cols.setdefault(k, []).append(float(row[k]))
     return cols
 
 
@@ -51,7 +57,7 @@ def read_index(path):
             data = read_curve(os.path.join(base, row["file"]))
             curves.append({
                 "method": row["method"],
-                "rho": float(row["rho_inf"]),
+                "rho": float(row["rho_inf"]) if row["rho_inf"] else None,
                 "tunable": row["tunable"] == "1",
                 "stages": int(row["stages"]),
                 "data": data,

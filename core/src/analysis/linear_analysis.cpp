@@ -2,6 +2,8 @@
 #include "mbstep/analysis/linear_analysis.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -10,7 +12,11 @@
 #include <sstream>
 
 #include "mbstep/common.hpp"
+#include "mbstep/formulation/formulation.hpp"
+#include "mbstep/formulation/second_order.hpp"
+#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/first_order.hpp"
+#include "mbstep/integrator/integrator.hpp"
 
 namespace mbstep::analysis {
 
@@ -39,7 +45,163 @@ double MaxModulus(const std::vector<std::complex<double>>& v) {
     return r;
 }
 
+// The one-dof model of (8): x'' + w^2 x = 0 as M a + f = 0 with M = 1, f = w^2 x, no
+// constraint, no structural node; InitialConditions hands out the state set by Reset.
+class OscillatorModel final : public Formulation, public SecondOrderProblem {
+  public:
+    explicit OscillatorModel(double w2) : w2_(w2) {
+        q_.setZero(1);
+        v_.setZero(1);
+        a_.setZero(1);
+        Eigen::SparseMatrix<double> one(1, 1);
+        one.insert(0, 0) = 1.0;
+        jac_.M = one;
+        jac_.K = w2_ * one;
+        jac_.Kq_inertia.resize(1, 1);
+        jac_.C.resize(1, 1);
+        jac_.L.resize(1, 0);
+        jac_.B.resize(0, 1);
+    }
+    void Reset(double x, double v, double a) {
+        q_[0] = x;
+        v_[0] = v;
+        a_[0] = a;
+        t_ = 0.0;
+    }
+    double velocity() const { return v_[0]; }
+
+    // Formulation.
+    std::string name() const override { return "linear oscillator"; }
+    ProblemInterface interface() const override { return ProblemInterface::kSecondOrderDae; }
+    SecondOrderProblem* second_order() override { return this; }
+    const Model& model() const override { return model_; }
+    const std::vector<FrameState>& node_states() const override { return states_; }
+    const double* multipliers(int /*element*/) const override { return nullptr; }
+    double time() const override { return t_; }
+    Invariants ComputeInvariants() const override { return {}; }
+    void set_threads(int /*n*/) override {}
+
+    // SecondOrderProblem.
+    int num_velocities() const override { return 1; }
+    int num_constraints() const override { return 0; }
+    bool vector_space() const override { return true; }
+    const Eigen::VectorXd& q() const override { return q_; }
+    void set_q(const Eigen::VectorXd& q) override { q_ = q; }
+    void Retract(const Eigen::VectorXd& q0, const Eigen::VectorXd& dq,
+                 Eigen::VectorXd& q1) const override {
+        q1 = q0 + dq;
+    }
+    void TangentOperator(const Eigen::VectorXd& /*dq*/,
+                         Eigen::SparseMatrix<double>& T) const override {
+        T = jac_.M;
+    }
+    void SetTime(double t) override { t_ = t; }
+    void Evaluate(const Eigen::VectorXd& /*v*/, const Eigen::VectorXd& a,
+                  const Eigen::VectorXd& /*lambda*/, Eigen::VectorXd& Ma, Eigen::VectorXd& f,
+                  Eigen::VectorXd& phi) override {
+        Ma = a;
+        f = w2_ * q_;
+        phi.resize(0);
+    }
+    void Evaluate(const Eigen::VectorXd& /*v*/, const Eigen::VectorXd& /*a*/,
+                  const Eigen::VectorXd& /*lambda*/, Jacobians& J) override {
+        J = jac_;
+    }
+    void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
+                           Eigen::VectorXd& lambda) override {
+        v = v_;
+        a = a_;
+        lambda.resize(0);
+    }
+    void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& /*lambda*/) override {
+        v_ = v;
+    }
+    std::string DescribeEquation(int /*row*/) const override { return "oscillator, x'' + w^2 x"; }
+
+  private:
+    double w2_;
+    double t_{0.0};
+    Eigen::VectorXd q_, v_, a_;
+    Jacobians jac_;
+    Model model_;
+    std::vector<FrameState> states_;
+};
+
 }  // namespace
+
+std::complex<double> StabilityFunction(const ButcherTableau& t, std::complex<double> z) {
+    // (9): R(z) = 1 + z b^T k with (I - z A) k = 1.
+    const int s = t.stages();
+    Eigen::MatrixXcd M = Eigen::MatrixXcd::Identity(s, s);
+    for (int i = 0; i < s; ++i)
+        for (int j = 0; j < s; ++j) M(i, j) -= z * t.a[i][j];
+    const Eigen::VectorXcd k = M.partialPivLu().solve(Eigen::VectorXcd::Ones(s));
+    std::complex<double> r = 1.0;
+    for (int i = 0; i < s; ++i) r += z * t.b[i] * k[i];
+    return r;
+}
+
+Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega) {
+    // (8) with h = 1, w = omega: outputs (x, v / w) so that both are O(1).
+    constexpr int kBlocks = 3;  // Hankel block rows/columns m: state dimension up to 2 m
+    constexpr int kSteps = 2 * kBlocks;
+    OscillatorModel model(omega * omega);
+    SolverSettings s;
+    s.residual_tolerance = 0.0;  // every step does its Newton iterations ...
+    s.max_iterations = 2;        // ... two of them (the first solves the linear step exactly)
+    s.max_iterations_at_most = true;
+    s.linear_solver = "naive";
+    m.Attach(model, s);
+    // Y[j] (2 x 3): outputs after step j + 1 from the initial states (x, v / w, a / w^2) given
+    // by the columns of B.
+    using Outputs = std::vector<Eigen::Matrix<double, 2, 3>>;
+    auto collect = [&](const Eigen::Matrix3d& B) {
+        Outputs Y(kSteps);
+        for (int k = 0; k < 3; ++k) {
+            model.Reset(B(0, k), B(1, k) * omega, B(2, k) * omega * omega);
+            m.Start(0.0, 1.0);
+            for (int j = 0; j < kSteps; ++j) {
+                const StepStats st = m.Advance(j, 1.0);
+                if (!st.converged || !st.accepted)
+                    throw RunError("linear analysis of '" + m.name() +
+                                   "': a step of the linear oscillator failed: " + st.failure);
+                Y[j](0, k) = model.q()[0];
+                Y[j](1, k) = model.velocity() / omega;
+            }
+        }
+        return Y;
+    };
+    auto hankel = [&](const Outputs& Y, int shift) {
+        Eigen::MatrixXd H(2 * kBlocks, 3 * kBlocks);
+        for (int i = 0; i < kBlocks; ++i)
+            for (int j = 0; j < kBlocks; ++j) H.block<2, 3>(2 * i, 3 * j) = Y[i + j + shift];
+        return H;
+    };
+    // The unit initial states, and the same data from mixed ones (Y Q^-1 for the inputs Q):
+    // equal in exact arithmetic, so their difference measures the round-off of the steps,
+    // which sets the numerical rank (it grows with Omega and differs between methods: HHT
+    // forms x_(n+1) from terms ~Omega^2 |x| that cancel).
+    Eigen::Matrix3d Q;
+    Q << 1.0, 0.5, 0.25, -0.3, 1.0, 0.4, 0.2, -0.6, 1.0;
+    const Outputs Y = collect(Eigen::Matrix3d::Identity());
+    Outputs Ymix = collect(Q);
+    const Eigen::Matrix3d Qinv = Q.inverse();
+    for (auto& y : Ymix) y = (y * Qinv).eval();
+    const Eigen::MatrixXd H0 = hankel(Y, 0), H1 = hankel(Y, 1);
+    const double noise = (H0 - hankel(Ymix, 0)).norm();
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(H0, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::VectorXd& sv = svd.singularValues();
+    // Modes whose singular value is not well above the noise are left out, and their roots
+    // with them (e.g. HHT's spurious root, ~-alpha, at Omega >~ 1e6, where the noise reaches
+    // it); the principal roots' singular values are the largest.
+    const double floor = std::max(100.0 * noise, 1e-14 * sv[0]);
+    int r = 0;
+    while (r < sv.size() && sv[r] > floor) ++r;
+    if (r == 0) return Eigen::MatrixXd::Zero(1, 1);  // every output vanishes after one step
+    const Eigen::VectorXd is = sv.head(r).cwiseSqrt().cwiseInverse();
+    return is.asDiagonal() * svd.matrixU().leftCols(r).transpose() * H1 *
+           svd.matrixV().leftCols(r) * is.asDiagonal();
+}
 
 std::vector<double> LogGrid(const Grid& g) {
     if (!(g.min > 0.0) || !(g.max > g.min) || g.points < 2) {
@@ -132,7 +294,16 @@ OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
     c.rho = rho;
     c.tunable = m.tunable();
     c.stages = m.implicit_stages();
+    return AnalyzeOscillator([&](std::complex<double> z) { return Amplification(m, z, rho); }, c,
+                             grid);
+}
+
+OscillatorCurve AnalyzeOscillator(const AmplificationFunction& A, OscillatorCurve c,
+                                  const std::vector<double>& grid) {
+    c.points.clear();
     if (grid.empty()) return c;
+    const auto roots_at = [&](std::complex<double> z) { return Eigenvalues(A(z)); };
+    const std::string name = c.method;
     const double n = c.stages;
     auto z_at = [&](double s) { return std::complex<double>(0.0, 2.0 * kPi * n * std::exp(s)); };
 
@@ -142,13 +313,13 @@ OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
     std::complex<double> mu;
     {
         const std::complex<double> z = z_at(s);
-        const auto roots = CharacteristicRoots(m, z, rho);
+        const auto roots = roots_at(z);
         std::vector<double> d;
         for (const auto& r : roots) d.push_back(std::abs(r - std::exp(z)));
         const size_t k = std::min_element(d.begin(), d.end()) - d.begin();
         std::sort(d.begin(), d.end());
         if (d.size() > 1 && !(d[0] < 1e-3 * d[1]))
-            throw RunError("integrator '" + m.name() +
+            throw RunError("integrator '" + name +
                            "': no isolated principal root near 1 at h lambda -> 0");
         mu = roots[k];
     }
@@ -164,7 +335,7 @@ OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
             for (;;) {
                 const double s_new = (s_target - s - ds < 1e-14) ? s_target : s + ds;
                 const std::complex<double> pred = mu + dmu_ds * (s_new - s);
-                const auto roots = CharacteristicRoots(m, z_at(s_new), rho);
+                const auto roots = roots_at(z_at(s_new));
                 double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
                 size_t k = 0;
                 for (size_t j = 0; j < roots.size(); ++j) {
@@ -197,7 +368,7 @@ OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
         p.h_over_nT = x;
         p.principal_root = mu;
         p.phase = phase;
-        p.spectral_radius = SpectralRadius(m, z_at(s_target), rho);
+        p.spectral_radius = MaxModulus(roots_at(z_at(s_target)));
         const double wh = std::abs(z_at(s_target));
         const double log_mod = std::log(std::abs(mu));
         const double wbar_h = std::hypot(log_mod, phase);
@@ -213,12 +384,28 @@ OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
     return c;
 }
 
-void WriteCsv(std::ostream& os, const OscillatorCurve& c) {
-    os << "h_over_T,spectral_radius,AD_percent,PE_percent\n";
-    os << std::setprecision(17);
+const char* CsvHeader() {
+    return "method,rho_inf,stages,h_over_T,Omega,spectral_radius,AD_percent,PE_percent\n";
+}
+
+void WriteCsvRows(std::ostream& os, const OscillatorCurve& c) {
+    std::string method = c.method;
+    if (method.find_first_of(",\"") != std::string::npos) {
+        method = "\"";
+        for (char ch : c.method) method += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        method += '"';
+    }
+    const auto precision = os.precision(17);
     for (const auto& p : c.points)
-        os << p.h_over_nT << ',' << p.spectral_radius << ',' << p.ad_percent << ',' << p.pe_percent
-           << '\n';
+        os << method << ',' << c.rho_text << ',' << c.stages << ',' << p.h_over_nT << ','
+           << 2.0 * kPi * c.stages * p.h_over_nT << ',' << p.spectral_radius << ',' << p.ad_percent
+           << ',' << p.pe_percent << '\n';
+    os.precision(precision);
+}
+
+void WriteCsv(std::ostream& os, const OscillatorCurve& c) {
+    os << CsvHeader();
+    WriteCsvRows(os, c);
 }
 
 double LogLogSlope(const std::vector<double>& x, const std::vector<double>& y, double x_lo,

@@ -590,9 +590,9 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
         const double a1 = GetAngle(w + ", angle 1", degrees);
         const double a2 = GetAngle(w + ", angle 2", degrees);
         const double a3 = GetAngle(w + ", angle 3", degrees);
-        if (euler == 2) return RotZ(a1) * RotX(a2) * RotZ(a3);
-        if (euler == 3) return RotZ(a3) * RotY(a2) * RotX(a1);
-        return RotX(a1) * RotY(a2) * RotZ(a3);
+        if (euler == 2) return RotationFromEuler313(Vec3(a1, a2, a3));
+        if (euler == 3) return RotationFromEuler321(Vec3(a1, a2, a3));
+        return RotationFromEuler123(Vec3(a1, a2, a3));
     }
     if (IsKeyword("vector") || IsKeyword("orientation vector")) return ExpSO3(GetVec3(w));
 

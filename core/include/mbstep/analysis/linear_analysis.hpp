@@ -33,10 +33,40 @@
 // Asymptotics (tested): a method of order p has log mu_1 = z + C z^(p+1) + D z^(p+2) + ...
 // with real C, D. On z = i w h the term z^(p+1) is imaginary for even p and real for odd p,
 // so for even p: PE ~ (w h)^p and AD ~ (w h)^(p+1); for odd p: AD ~ (w h)^p, PE ~ (w h)^(p+1).
+//
+// Second-order methods (Newmark family, HHT, generalized alpha, ...; any Integrator on a
+// SecondOrderProblem) are analysed on the oscillator itself, x'' + w^2 x = 0, with
+// Omega = w h = |z| for z = i w h, and n = 1:
+//   (8) A(Omega) is identified by stepping the method's own Advance on a one-dof linear model
+//       (M = 1, f = w^2 x, no constraint; h = 1, w = Omega). From the three initial states
+//       e_k of (x_0, v_0, a_0) (InitialConditions returns a_0 as given) the outputs
+//       Y_j = (x_j, v_j) after j = 1 .. 2m steps are the Markov parameters C A^(j-1) B' of the
+//       recurrence from step 1 on (the first step may differ: a_0 need not satisfy the
+//       equilibrium); the eigensystem realization algorithm [J.-N. Juang, R. S. Pappa, J.
+//       Guid. Control Dyn. 8 (1985) 620-627, the realization from the Hankel matrices' singular
+//       value decomposition] gives A from the block Hankel matrices
+//       H0 = [Y_(1+i+j)], H1 = [Y_(2+i+j)], i, j < m: H0 = U S V^T truncated to its numerical
+//       rank r, A = S^(-1/2) U^T H1 V S^(-1/2). The rank counts the singular values above 100
+//       times the round-off of the data, measured as the difference between Y and the same
+//       outputs from mixed initial states Q e_k, times Q^-1 (equal in exact arithmetic). Its
+//       eigenvalues are the roots of the method's recurrence that the outputs see (a root whose
+//       mode neither the state nor the outputs reach does not act on the solution), e.g. the two
+//       principal roots and the spurious root of the amplification matrices in [H. M. Hilber, T. J.
+//       R. Hughes, R. L. Taylor, Earthq. Eng. Struct. Dyn. 5 (1977) 283-292, section 3] and [J.
+//       Chung, G. M. Hulbert, J. Appl. Mech. 60 (1993) 371-375, section 3]. The principal root mu_1
+//       = exp(Omega_bar h (-xi_bar + i sqrt(1 - xi_bar^2))) gives AD and PE by (5), (6) as for the
+//       first-order methods: xi_bar is the numerical damping ratio and PE(%) = 100 (T_bar / T - 1)
+//       the relative period error of those papers, which write mu_1 = exp(Omega_d (-xi_bar + i))
+//       with the damped frequency Omega_d (the same for xi_bar = 0, different in O(xi_bar^2)
+//       otherwise).
+//   (9) Explicit Runge-Kutta tableaus (A, b): A(z) = R(z) = 1 + z b^T (I - z A)^-1 1, the
+//       stability function [Hairer & Wanner, Solving ODEs II, section IV.2, eq. (2.3)], on
+//       y' = lambda y with z = i w h (the eigenvalues of x'' + w^2 x = 0 written first order).
 #pragma once
 
 #include <Eigen/Core>
 #include <complex>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -44,6 +74,8 @@
 namespace mbstep {
 
 class FirstOrderIntegrator;
+class Integrator;
+struct ButcherTableau;
 
 namespace analysis {
 
@@ -70,12 +102,25 @@ struct OscillatorPoint {
 
 /// The analysis of one method at one rho_inf.
 struct OscillatorCurve {
-    std::string method;  ///< registry key
-    double rho{0.0};     ///< rho_inf (meaningful if tunable)
+    std::string method;    ///< registry key
+    double rho{0.0};       ///< rho_inf (meaningful if tunable)
+    std::string rho_text;  ///< rho_inf as the user gave it (CSV), empty without rho_inf
     bool tunable{false};
     int stages{1};  ///< n = implicit_stages()
     std::vector<OscillatorPoint> points;
 };
+
+/// A method's amplification matrix as a function of z = h lambda (first-order methods, explicit
+/// Runge-Kutta) or of z = i w h (second-order methods, (8)).
+using AmplificationFunction = std::function<Eigen::MatrixXcd(std::complex<double>)>;
+
+/// (9): R(z) of an explicit (or any) Runge-Kutta tableau.
+std::complex<double> StabilityFunction(const ButcherTableau& t, std::complex<double> z);
+
+/// (8): the amplification matrix of a second-order method at Omega = w h > 0, identified by
+/// stepping `m` (attached to a one-dof linear model here; its previous attachment is lost).
+/// Throws RunError naming the method when it refuses the model or a step fails.
+Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega);
 
 /// All eigenvalues of AmplificationMatrix(z, rho); throws RunError if the method does not
 /// provide one.
@@ -100,8 +145,20 @@ std::vector<std::complex<double>> ClusterMeans(const std::vector<std::complex<do
 OscillatorCurve AnalyzeOscillator(const FirstOrderIntegrator& m, double rho,
                                   const std::vector<double>& grid);
 
-/// CSV with the header `h_over_T,spectral_radius,AD_percent,PE_percent` (h_over_T is
-/// h / (n T), see (1)); 17 significant digits.
+/// The analysis (1)-(6) of any amplification function, z = i 2 pi n x with n = c.stages;
+/// `c` carries the curve's method, rho and stages (its points are replaced).
+OscillatorCurve AnalyzeOscillator(const AmplificationFunction& A, OscillatorCurve c,
+                                  const std::vector<double>& grid);
+
+/// The CSV columns, in this order: `method,rho_inf,stages,h_over_T,Omega,spectral_radius,
+/// AD_percent,PE_percent` (h_over_T is h / (n T), see (1); Omega = w h = 2 pi n h_over_T;
+/// rho_inf as the user gave it, empty for methods without one).
+const char* CsvHeader();
+
+/// The curve's rows (no header); 17 significant digits.
+void WriteCsvRows(std::ostream& os, const OscillatorCurve& c);
+
+/// CsvHeader() and the rows.
 void WriteCsv(std::ostream& os, const OscillatorCurve& c);
 
 /// Least-squares slope of log(y) against log(x) over the points with x in [x_lo, x_hi]

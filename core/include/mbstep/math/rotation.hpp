@@ -222,6 +222,18 @@ inline Vec3 Euler313FromRotation(const Mat3& R) {
     const double a3 = std::atan2(R(2, 0), R(2, 1));
     return Vec3(a1, a2, a3);
 }
+/// The inverses of Euler123/313/321FromRotation (angles in radians, in their order).
+inline Mat3 RotationFromEuler123(const Vec3& a) { return RotX(a[0]) * RotY(a[1]) * RotZ(a[2]); }
+inline Mat3 RotationFromEuler313(const Vec3& a) { return RotZ(a[0]) * RotX(a[1]) * RotZ(a[2]); }
+inline Mat3 RotationFromEuler321(const Vec3& a) { return RotZ(a[2]) * RotY(a[1]) * RotX(a[0]); }
+
+/// The geodesic distance on SO(3): the angle of R1^T R2, in [0, pi] (atan2 of the sine and
+/// cosine parts, accurate also near 0 and pi).
+inline double GeodesicAngle(const Mat3& R1, const Mat3& R2) {
+    const Mat3 D = R1.transpose() * R2;
+    return std::atan2(Axial(D).norm(), 0.5 * (D.trace() - 1.0));
+}
+
 /// euler321: R = Rz(a1) Ry(a2) Rx(a3); returned as (a3, a2, a1) = (x, y, z) angles, as MBDyn.
 inline Vec3 Euler321FromRotation(const Mat3& R) {
     const double ay = std::asin(std::clamp(-R(2, 0), -1.0, 1.0));
