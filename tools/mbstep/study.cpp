@@ -433,26 +433,6 @@ std::string FindPlotScript(const std::string& argv0) {
     return "";
 }
 
-std::string ShellQuote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-/// A Python with matplotlib: $MBSTEP_PYTHON, Debian's /usr/bin/python3 (python3-matplotlib,
-/// tools/ci/install-deps.sh), then python3 on PATH; "" if none imports matplotlib.
-std::string FindPython() {
-    std::vector<std::string> candidates;
-    if (const char* env = std::getenv("MBSTEP_PYTHON")) candidates.push_back(env);
-    candidates.push_back("/usr/bin/python3");
-    candidates.push_back("python3");
-    for (const auto& py : candidates) {
-        const std::string cmd = ShellQuote(py) + " -c 'import matplotlib' >/dev/null 2>&1";
-        if (std::system(cmd.c_str()) == 0) return ShellQuote(py);
-    }
-    return "";
-}
-
 // ---------------------------------------------------------------------------------------------
 // MPI (optional): initialised only when started by a launcher (mpirun / srun set these).
 
@@ -818,6 +798,26 @@ int Report(const StudyPlan& p, const std::vector<Outcome>& outcomes, const std::
 }
 
 }  // namespace
+
+std::string ShellQuote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+/// A Python with matplotlib: $MBSTEP_PYTHON, Debian's /usr/bin/python3 (python3-matplotlib,
+/// tools/ci/install-deps.sh), then python3 on PATH; "" if none imports matplotlib.
+std::string FindPython() {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("MBSTEP_PYTHON")) candidates.push_back(env);
+    candidates.push_back("/usr/bin/python3");
+    candidates.push_back("python3");
+    for (const auto& py : candidates) {
+        const std::string cmd = ShellQuote(py) + " -c 'import matplotlib' >/dev/null 2>&1";
+        if (std::system(cmd.c_str()) == 0) return ShellQuote(py);
+    }
+    return "";
+}
 
 int StudyCommand(const std::vector<std::string>& args, const std::string& argv0) {
     for (const auto& a : args)

@@ -15,4 +15,11 @@ namespace mbstep {
 /// Returns the process exit code (0 ok, 1 a run-time error, 2 bad usage).
 int StudyCommand(const std::vector<std::string>& args, const std::string& argv0);
 
+/// s quoted for /bin/sh.
+std::string ShellQuote(const std::string& s);
+/// A Python with matplotlib: $MBSTEP_PYTHON, Debian's /usr/bin/python3 (python3-matplotlib,
+/// tools/ci/install-deps.sh), then python3 on PATH; "" if none imports matplotlib. Quoted for
+/// /bin/sh.
+std::string FindPython();
+
 }  // namespace mbstep
