@@ -190,7 +190,7 @@ def series_case(args, name, deck, final_time):
 RENDER = r'''
 import sys
 import vtk
-pvd_vtu, png, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pvd_vtu, png, size, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 r = vtk.vtkXMLUnstructuredGridReader()
 r.SetFileName(pvd_vtu)
 r.Update()
@@ -212,7 +212,7 @@ cam.ParallelProjectionOn()
 cam.SetPosition(0.0, 0.0, 10.0)
 cam.SetFocalPoint(0.0, 0.0, 0.0)
 cam.SetViewUp(0.0, 1.0, 0.0)
-cam.SetParallelScale(1.5)
+cam.SetParallelScale(scale)
 ren.ResetCameraClippingRange()
 w = vtk.vtkRenderWindow()
 w.SetOffScreenRendering(1)
@@ -235,24 +235,37 @@ def render_case(args):
     except ImportError as e:
         skip("VTK's python bindings are not installed (Debian: python3-vtk9): %s" % e)
     os.makedirs(args.work_dir, exist_ok=True)
-    prefix = os.path.join(args.work_dir, "render-top")
-    run([args.mbstep, "run", os.path.join(args.source_dir, "examples/heavy-top/heavy-top.mbd"),
-         "--vtk", "--final-time", "0.3", "-o", prefix, "--quiet"])
-    sets = ET.parse(prefix + ".pvd").getroot().find("Collection").findall("DataSet")
-    vtu = os.path.join(args.work_dir, sets[-1].get("file"))
-    mov = blocks(prefix + ".mov", len(sets))[-1]
-    x, y = mov[0][1], mov[0][2]
-    png = prefix + ".png"
-    size = 300
-    script = os.path.join(args.work_dir, "render.py")
-    with open(script, "w") as f:
-        f.write(RENDER)
-    cmd = [sys.executable, script, vtu, png, str(size)]
+    xvfb = None
     if not os.environ.get("DISPLAY"):
         xvfb = shutil.which("xvfb-run")
         if not xvfb:
             skip("no X display and no xvfb-run (Debian: xvfb): Debian's VTK renders through "
                  "X (vtkXOpenGLRenderWindow), offscreen included")
+    # The heavy top is one point (its node, body and pin): every red pixel is at the node. The
+    # slider-crank's three nodes are joined by its joints' lines: a red pixel at every node.
+    for name, deck, scale, single in (("render-top", "examples/heavy-top/heavy-top.mbd", 1.5,
+                                       True),
+                                      ("render-crank", "examples/slider-crank/deck.mbd", 0.35,
+                                       False)):
+        render_one(args, xvfb, name, deck, scale, single)
+
+
+def render_one(args, xvfb, name, deck, scale, single):
+    prefix = os.path.join(args.work_dir, name)
+    run([args.mbstep, "run", os.path.join(args.source_dir, deck), "--vtk", "--final-time",
+         "0.3", "-o", prefix, "--quiet"])
+    sets = ET.parse(prefix + ".pvd").getroot().find("Collection").findall("DataSet")
+    vtu = os.path.join(args.work_dir, sets[-1].get("file"))
+    nodes = blocks(prefix + ".mov", len(sets))[-1]
+    png = prefix + ".png"
+    if os.path.exists(png):
+        os.remove(png)
+    size = 300
+    script = os.path.join(args.work_dir, "render.py")
+    with open(script, "w") as f:
+        f.write(RENDER)
+    cmd = [sys.executable, script, vtu, png, str(size), str(scale)]
+    if xvfb:
         cmd = [xvfb, "-a", "-s", "-screen 0 640x480x24"] + cmd
     print("+ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -271,22 +284,26 @@ def render_case(args):
     px = vtk_to_numpy(img.GetPointData().GetScalars()).reshape(ny, nx, -1)
     red = [(i, j) for j in range(ny) for i in range(nx)
            if px[j][i][0] > 200 and px[j][i][1] < 80 and px[j][i][2] < 80]
-    check(red, "no red pixel: the model is not in the picture")
-    # Parallel projection, scale 1.5: pixel = centre + coordinate / 1.5 * size / 2 (VTK's
-    # image rows start at the bottom).
-    pi = size / 2 + x / 1.5 * size / 2
-    pj = size / 2 + y / 1.5 * size / 2
-    # The node's vertex: red pixels near where the .mov puts it.
-    near = [p for p in red if abs(p[0] - pi) <= 6 and abs(p[1] - pj) <= 6]
-    check(near, "no red pixel within 6 px of the node at (%.1f, %.1f) px (x = %g, y = %g); "
-          "red pixels span x %d..%d, y %d..%d" % (pi, pj, x, y, min(p[0] for p in red),
-                                                    max(p[0] for p in red),
-                                                    min(p[1] for p in red),
-                                                    max(p[1] for p in red)))
-    far = [p for p in red if abs(p[0] - pi) > 12 or abs(p[1] - pj) > 12]
-    check(not far, "%d red pixels away from the node (the model is a single point)" % len(far))
-    print("render: %d red pixels, all within 12 px of the node at (%.1f, %.1f) px" % (len(red),
-                                                                                      pi, pj))
+    check(red, "%s: no red pixel: the model is not in the picture" % name)
+    # Parallel projection along z: pixel = centre + coordinate / scale * size / 2 (VTK's image
+    # rows start at the bottom).
+    where = []
+    for node in nodes:
+        pi = size / 2 + node[1] / scale * size / 2
+        pj = size / 2 + node[2] / scale * size / 2
+        where.append((pi, pj))
+        near = [p for p in red if abs(p[0] - pi) <= 6 and abs(p[1] - pj) <= 6]
+        check(near, "%s: no red pixel within 6 px of node %d at (%.1f, %.1f) px; red pixels "
+              "span x %d..%d, y %d..%d" % (name, node[0], pi, pj, min(p[0] for p in red),
+                                           max(p[0] for p in red), min(p[1] for p in red),
+                                           max(p[1] for p in red)))
+    if single:
+        pi, pj = where[0]
+        far = [p for p in red if abs(p[0] - pi) > 12 or abs(p[1] - pj) > 12]
+        check(not far, "%s: %d red pixels away from the node (the model is one point)"
+              % (name, len(far)))
+    print("%s: %d red pixels, at every node (%s px)" % (
+        name, len(red), ", ".join("(%.0f, %.0f)" % w for w in where)))
 
 
 def plot_case(args):
@@ -340,7 +357,7 @@ def plot_case(args):
                                                            mov[k][0][col + c]))
         # The two runs differ in their step counts: both are in the data.
         check(len(rows) == sum(len(output_times(p)) for p in prefixes), "row count")
-    # Bad input: a node that is not in the run, an unknown option.
+    # Bad input: a node that is not in the run, an unknown option, an unknown quantity.
     r = subprocess.run([args.mbstep, "plot", prefixes[0], "--node", "99", "-o",
                         os.path.join(args.work_dir, "bad.png")], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, env=env)
@@ -349,6 +366,10 @@ def plot_case(args):
     r = subprocess.run([args.mbstep, "plot", prefixes[0], "--nodes", "1"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     check(r.returncode == 2, "--nodes: exit status %d" % r.returncode)
+    r = subprocess.run([args.mbstep, "plot", prefixes[0], "--node", "1", "--what", "speed"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    check(r.returncode == 2 and "omega" in r.stdout, "--what speed: %d %s" % (r.returncode,
+                                                                              r.stdout))
     print("plot: PNGs written, plotted series equal to the .mov columns at the .out times")
 
 

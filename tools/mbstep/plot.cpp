@@ -1,6 +1,7 @@
 // mbstep — `mbstep plot` (plot.hpp).
 #include "plot.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -75,6 +76,20 @@ int PlotCommand(const std::vector<std::string>& args) {
     if (vm.count("what") && vm.count("csv")) {
         std::cerr << "mbstep plot: --what applies to --node and --joint\n";
         return 2;
+    }
+    if (vm.count("what")) {
+        const std::string what = vm["what"].as<std::string>();
+        const std::vector<std::string> accepted =
+            vm.count("node")
+                ? std::vector<std::string>{"position", "rotation", "velocity", "omega"}
+                : std::vector<std::string>{"force", "moment", "global-force", "global-moment"};
+        if (std::find(accepted.begin(), accepted.end(), what) == accepted.end()) {
+            std::string list;
+            for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
+            std::cerr << "mbstep plot: --what " << what << ": accepted with --"
+                      << (vm.count("node") ? "node" : "joint") << ": " << list << "\n";
+            return 2;
+        }
     }
     const auto prefixes = vm["prefix"].as<std::vector<std::string>>();
     for (const std::string& p : prefixes) {

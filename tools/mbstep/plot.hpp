@@ -1,7 +1,7 @@
 // mbstep — `mbstep plot RUN_PREFIX... (--node L [--what W] | --csv COLUMN | --joint L [--what W])
-// [-o PNG] [--data-out CSV]` (docs/DESIGN.md, "Plots"): time histories of runs as a PNG drawn by
-// tools/plot/run_plot.py with matplotlib, several runs overlaid; the times of the output steps
-// are read from each run's .out.
+// [-o PNG] [--data-out CSV]` (docs/DESIGN.md, "Input and output"): time histories of runs as a
+// PNG drawn by tools/plot/run_plot.py with matplotlib, several runs overlaid; the times of the
+// output steps are read from each run's .out.
 #pragma once
 
 #include <string>

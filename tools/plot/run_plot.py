@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Time histories of runs written by `mbstep run` (`mbstep plot`, docs/DESIGN.md, "Plots").
+"""Time histories of runs written by `mbstep run` (`mbstep plot`, docs/DESIGN.md, "Input and output").
 
 The times of the output steps come from the run's own PREFIX.out: its `Step n t dt ... Out`
 lines whose last column is 1 are the steps written to the .mov, .jnt and .act, in order (MBDyn's
