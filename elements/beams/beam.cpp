@@ -338,6 +338,16 @@ void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
 }
 
 template <int N>
+void Beam<N>::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                            std::vector<Vec3>& moment) const {
+    for (int e = 0; e < kPoints; ++e) {
+        const SectionState s = Section(ctx, e);
+        force.push_back(s.F);
+        moment.push_back(s.M);
+    }
+}
+
+template <int N>
 std::string Beam<N>::LogDescription() const {
     std::ostringstream os;
     double length = 0.0;

@@ -131,6 +131,9 @@ class Beam final : public Element {
     bool HasReactionOutput() const override { return true; }
     const char* output_extension() const override { return "act"; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// The internal force and moment at each evaluation point, global frame (one per segment).
+    void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                       std::vector<Vec3>& moment) const override;
     std::string LogDescription() const override;
 
     static constexpr int kPoints = N - 1;

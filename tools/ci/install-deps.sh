@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mbstep needs, only those that are missing (fast when all are).
 set -euo pipefail
+# --tests: also what the output tests use to read and draw the VTK series (Debian's VTK and a
+# virtual X server); without them those tests report a skip.
 packages=(cmake ninja-build g++ make pkg-config libeigen3-dev libtbb-dev libboost-graph-dev
           libboost-program-options-dev doctest-dev libsuitesparse-dev python3 python3-matplotlib
           clang-format git libopenmpi-dev openmpi-bin)
+if [ "${1:-}" = "--tests" ]; then
+    packages+=(python3-vtk9 xvfb xauth libgl1-mesa-dri)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,9 @@
 // mbstep — command-line front end.
 //   mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]
-//              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output]
+//              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output] [--vtk]
 //              [--flush-interval SECONDS] [--threads N] [--quiet]
+//   mbstep plot RUN_PREFIX... (--node L [--what W] | --csv COL | --joint L [--what W])
+//              [-o PNG] [--data-out CSV]   (plot.hpp)
 //   mbstep plugins [--markdown]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
 //                  [--no-plot]
@@ -25,6 +27,7 @@
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "plot.hpp"
 #include "plot_script.hpp"
 #include "study.hpp"
 
@@ -36,7 +39,9 @@ namespace {
 const char* kUsage =
     "usage: mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]\n"
     "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output]\n"
-    "                  [--flush-interval SECONDS] [--threads N] [--quiet]\n"
+    "                  [--vtk] [--flush-interval SECONDS] [--threads N] [--quiet]\n"
+    "       mbstep plot RUN_PREFIX... (--node L [--what position|rotation|velocity|omega] |\n"
+    "                  --csv COLUMN | --joint L [--what W]) [-o PNG] [--data-out CSV]\n"
     "       mbstep plugins [--markdown]\n"
     "       mbstep manual            (the input manual, docs/input.md, in Markdown)\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
@@ -60,6 +65,8 @@ const char* kHelp =
     "                       files PREFIX.out/.mov/.log/.jnt/.act and mbstep's PREFIX.csv\n"
     "  -f DECK [-o PREFIX] [options]\n"
     "                       as `mbdyn -f DECK -o PREFIX`: the same as `run`\n"
+    "  plot RUN_PREFIX... (--node L [--what W] | --csv COLUMN | --joint L [--what W])\n"
+    "                       time histories of runs as a PNG (matplotlib), several overlaid\n"
     "  plugins [--markdown] the loaded formulations, integrators, elements, drives and laws\n"
     "  manual               the input manual (docs/input.md) in Markdown\n"
     "  analyze METHOD...    linear analysis on x'' + w^2 x = 0 of first-order, explicit RK and\n"
@@ -476,6 +483,7 @@ int RunCommand(const std::vector<std::string>& args) {
         "Newton residual tolerance (overrides the deck's tolerance:)")(
         "output,o", po::value<std::string>(),
         "output prefix (default: the deck path without .mbd)")("no-output", "write no output file")(
+        "vtk", "also write the VTK series PREFIX.pvd + PREFIX-vtk/ (as output results: vtk)")(
         "flush-interval", po::value<double>()->default_value(1.0),
         "seconds of wall time between writes of the output files (0: after every step)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
@@ -543,6 +551,7 @@ int RunCommand(const std::vector<std::string>& args) {
     }
     options.progress = !vm.count("quiet");
     options.write_output = !vm.count("no-output");
+    if (vm.count("vtk")) deck.settings.output_vtk = true;
     options.flush_interval = vm["flush-interval"].as<double>();
     if (!(options.flush_interval >= 0.0)) {
         std::cerr << "mbstep run: --flush-interval must be zero or positive\n";
@@ -573,6 +582,7 @@ int main(int argc, char** argv) {
         }
         if (cmd == "analyze") return Analyze(args);
         if (cmd == "study") return StudyCommand(args);
+        if (cmd == "plot") return PlotCommand(args);
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             std::cout << kHelp << "\n" << kUsage;
             return 0;

@@ -83,6 +83,7 @@ reported in one run (up to 20), the first one locating the error.
 | `default output: all | none | structural nodes | abstract nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
 | `output frequency: n;`, `output meter: meter, t0, tf | forever, steps, n;` | output every n steps (the meter: only for t0 <= t <= tf) |
 | `output precision: n;` | digits of the text outputs (1..17) |
+| `output results: vtk;` | mbstep's: also the VTK series `PREFIX.pvd` + `PREFIX-vtk/step-N.vtu` (as `run --vtk`); MBDyn's `netcdf`, `adams`, `motion view` refused |
 | `model: static | dynamic;` | MBDyn's static solution (`cgr` formulations) |
 | `skip initial joint assembly;` | the initial joint assembly is on by default |
 | `tolerance`, `max iterations` | of the initial joint assembly (defaults 1e-6, 1) |
@@ -90,7 +91,7 @@ reported in one run (up to 20), the first one locating the error.
 | `use: rigid bodies | gravity | forces | beams, in assembly;` | elements used by the assembly (joints and beams always) |
 | `title: "...";` | heads the model summary in the `.log` |
 | `print: ...;`, `output units`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
-| `air properties`, `rigid body kinematics`, `output results` | refused |
+| `air properties`, `rigid body kinematics` | refused |
 
 ## nodes
 
@@ -149,6 +150,7 @@ const char* kOutputs = R"(## Output files
 | `.jnt` | joint and spring reactions (MBDyn's layout: label, force and couple in the joint frame, then global) |
 | `.act` | beam section forces: label, then F and M of each evaluation point in its section frame |
 | `.csv` | time, kinetic, potential, total energy, momentum, angular momentum, constraint violation, iterations |
+| `.pvd`, `-vtk/step-N.vtu` | with `run --vtk` or `output results: vtk;`: a VTK XML time series for ParaView. The `.pvd` lists one `.vtu` per output step with its time; each `.vtu` holds the nodes as points (point data `label`, `velocity`, `angular_velocity`, `axis_1..3` = the columns of R) and as vertex cells, and the elements on structural nodes as cells (a vertex, a line, a polyline through their nodes, or one line per beam segment) with cell data `label`, `kind` (0 node, 1 element), `force`, `moment` (global frame: a joint's reaction on its first node, as in the `.jnt`; a beam segment's internal force and moment at its evaluation point) |
 
 The files are written together, at a step boundary, every `--flush-interval` seconds of wall
 time (default 1; 0: after every step), when their buffers reach 1 MiB, and when the run ends or

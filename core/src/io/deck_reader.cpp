@@ -907,14 +907,27 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         // every structural node static and solves the static problem at each time step, time
         // being the load parameter; `dynamic`, the default, is accepted for symmetry.)
         model_.set_static_model(in_.GetKeyword("model type", {"static", "dynamic"}) == "static");
-    } else if (IsAny(key, {"output results"})) {
-        in_.Fail(where, "'" + keyword + "' is not supported");
+    } else if (Is(key, "output results")) {
+        // output results: <format> [, <format options>]; (MBDyn input manual, control data,
+        // "Output results": MBDyn's formats are netcdf and, historically, adams and motion
+        // view); mbstep's `vtk` adds the VTK series (io/vtk.hpp) to the text files.
+        do {
+            const SourceLocation at_f = in_.Where();
+            const std::string format =
+                in_.GetKeyword("output results format", {"vtk", "netcdf", "adams", "motion view"});
+            if (format != "vtk")
+                in_.Fail(at_f, "'output results: " + format +
+                                   "' is not supported (mbstep writes the text files and, with "
+                                   "'output results: vtk', a VTK series)");
+            settings_.output_vtk = true;
+        } while (in_.HasArg());
     } else {
         std::vector<std::string> accepted = kCounts;
         for (const char* k :
              {"gravity", "default orientation", "default output", "output frequency",
               "output meter", "output precision", "skip initial joint assembly", "title", "print",
-              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use", "model"})
+              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use", "model",
+              "output results"})
             accepted.push_back(k);
         Unknown(keyword, where, accepted);
     }

@@ -113,6 +113,10 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
     log_ = &Open(prefix + ".log");
     csv_ = &Open(prefix + ".csv");
     if (!model.abstract_nodes().empty()) abs_ = &Open(prefix + ".abs");
+    if (settings.output_vtk) {
+        vtk_ = std::make_unique<VtkSeriesWriter>(prefix, model, settings.output_precision);
+        files_.push_back(vtk_->pvd_path());
+    }
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
@@ -181,6 +185,7 @@ void OutputWriter::Flush() {
         }
         f->buffer.clear();
     }
+    if (vtk_) vtk_->Flush();
     deadline_ns_ = MonotonicNanoseconds() + interval_ns_;
 }
 
@@ -255,6 +260,10 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
                 elems[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
             }
         }
+        if (vtk_)
+            vtk_->AddStep(
+                step, t, states, [&f](int e) { return f.multipliers(e); },
+                model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero());
         const Invariants inv = f.ComputeInvariants();
         o = line;
         for (double v :
@@ -280,6 +289,7 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
     // A step boundary: write when the interval has passed or the buffers are large.
     size_t buffered = 0;
     for (const auto& file : open_) buffered += file->buffer.size();
+    if (vtk_) buffered += vtk_->buffered();
     if (interval_ns_ == 0 || buffered >= kMaxBuffered || MonotonicNanoseconds() >= deadline_ns_)
         Flush();
 }

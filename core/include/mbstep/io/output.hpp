@@ -10,6 +10,7 @@
 //   <prefix>.log  the model summary
 //   <prefix>.csv  time, kinetic, potential, total energy, momentum, angular momentum,
 //                 constraint violation, iterations
+//   <prefix>.pvd and <prefix>-vtk/  the VTK series (RunSettings::output_vtk; io/vtk.hpp)
 // Lines are formatted into one buffer per file (mbstep/io/number_format.hpp) and the buffers are
 // written together, one write(2) per file, at a step boundary: when `flush interval` seconds of
 // wall time have passed since the last write (0: after every step), when the buffers hold
@@ -27,6 +28,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/settings.hpp"
+#include "mbstep/io/vtk.hpp"
 
 namespace mbstep {
 
@@ -80,7 +82,8 @@ class OutputWriter {
     const Model& model_;
     std::vector<std::unique_ptr<File>> open_;  // .mov, .out, .log, .csv, then the elements'
     File *mov_, *out_, *log_, *csv_;
-    File* abs_{nullptr};  // models with abstract nodes
+    File* abs_{nullptr};                    // models with abstract nodes
+    std::unique_ptr<VtkSeriesWriter> vtk_;  // output results: vtk
     // Element output files (.jnt, .act, ...): their extensions, streams, and each element's
     // file index (-1: it writes none).
     std::vector<std::string> element_ext_;

@@ -83,6 +83,9 @@ struct RunSettings {
                t <= output_until;
     }
     int output_precision{6};
+    /// `output results: vtk` (or `mbstep run --vtk`): the VTK series (io/vtk.hpp) besides the
+    /// text files.
+    bool output_vtk{false};
     bool default_output{true};   ///< `default output:` for structural nodes
     bool abstract_output{true};  ///< `default output:` for abstract nodes (.abs)
     /// `default output:` of element kinds by statement ("joint", "beam3", ...; absent: on).

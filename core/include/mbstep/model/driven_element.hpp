@@ -30,6 +30,10 @@ class DrivenElement final : public Element {
     }
     bool HasReactionOutput() const override { return inner_->HasReactionOutput(); }
     const char* output_extension() const override { return inner_->output_extension(); }
+    void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                       std::vector<Vec3>& moment) const override {
+        inner_->OutputVectors(ctx, force, moment);
+    }
     std::string LogDescription() const override;
     void AfterConvergence(const ElementContext& ctx) override { inner_->AfterConvergence(ctx); }
     bool NeedsConvergedState() const override { return inner_->NeedsConvergedState(); }

@@ -211,6 +211,15 @@ class Element {
     virtual bool HasReactionOutput() const { return false; }
     /// Extension of the file WriteReaction writes to: "jnt" (joints), "act" (beams), ...
     virtual const char* output_extension() const { return "jnt"; }
+    /// Force and moment vectors in the global frame for the VTK output (io/vtk.hpp): appends
+    /// one (force, moment) pair per cell the element is drawn as, either one pair for the whole
+    /// element or one per segment between consecutive nodes (a beam's internal force and
+    /// moment at each evaluation point). The default, for elements with reaction output whose
+    /// output_extension() is "jnt", reads MBDyn's .jnt layout of the WriteReaction line (label,
+    /// local force, local couple, global force, global couple, ...): its global columns;
+    /// otherwise it appends nothing.
+    virtual void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                               std::vector<Vec3>& moment) const;
     /// One line describing the element in the .log (empty: the element is only counted).
     virtual std::string LogDescription() const { return {}; }
 
