@@ -20,9 +20,17 @@ examples/out-of-tree-integrator against the installed package, and run the insta
      linear: a wrong K or C of the element needs more).
   5. the same deck through MBDyn's statements, `module load:` of the plugin file (no
      MBSTEP_PLUGIN_PATH) and `user defined: 2, my spring, ...`, writes the same .mov.
+  6. the example's other two methods: `my ss2, 0.6` (SingleStep<2>) writes the same .mov as
+     the built-in `ss2, 0.6` byte for byte (same gammas, same template); `my sdirk2`
+     (StageN<2>, Alexander's SDIRK2, stage order 1) is second order on the linear oscillator
+     (`mbstep analyze`: period error slope 2 +- 0.2 at small h/T, spectral radius < 1e-3 at
+     h/T = 1000: L-stable) and first order on the heavy top, an index-3 problem (`mbstep study
+     convergence`, final position error, slope 1 +- 0.2), where `Bathe, 0` (same cost, stage
+     order 2) keeps order 2 +- 0.2: the order reduction that the stage order governs.
 """
-import math
 import argparse
+import csv
+import math
 import glob
 import os
 import shutil
@@ -190,6 +198,57 @@ def main():
         if a.read() != b.read():
             fail("`module load:` + `user defined:` gives another trajectory than `joint:`")
     print("module load + user defined: the same .mov")
+    # 6. SingleStep<2> and StageN<2> written out of tree.
+    env["MBSTEP_PLUGIN_PATH"] = os.path.join(work, "out-of-tree-integrator")
+    for method, builtin_method in (("my ss2, 0.6", "ss2, 0.6"),):
+        mine, builtin = os.path.join(out, "my-ss2"), os.path.join(out, "ss2")
+        run([mbstep, "run", deck, "--method", method, "-o", mine, "--quiet"], env=env,
+            what=f"mbstep run --method '{method}'")
+        run([mbstep, "run", deck, "--method", builtin_method, "-o", builtin, "--quiet"],
+            env=env, what=f"mbstep run --method '{builtin_method}'")
+        with open(mine + ".mov") as a, open(builtin + ".mov") as b:
+            if a.read() != b.read():
+                fail(f"`{method}` and `{builtin_method}` write different .mov files")
+    print("my ss2, 0.6: the same .mov as ss2, 0.6")
+    analysis = os.path.join(out, "sdirk2")
+    run([mbstep, "analyze", "my sdirk2", "--no-plot", "-o", analysis], env=env,
+        what="mbstep analyze 'my sdirk2'")
+    with open(analysis + "-my-sdirk2.csv") as f:
+        header = f.readline().strip().split(",")
+        rows = [dict(zip(header, line.strip().split(","))) for line in f if line.strip()]
+    pe = [(float(r["h_over_T"]), abs(float(r["PE_percent"]))) for r in rows[:6]]
+    pe_slope = math.log(pe[-1][1] / pe[0][1]) / math.log(pe[-1][0] / pe[0][0])
+    rho_inf = float(rows[-1]["spectral_radius"])
+    print(f"my sdirk2 on the oscillator: period error slope {pe_slope:.3f}, spectral radius "
+          f"{rho_inf:.2e} at h/T = {float(rows[-1]['h_over_T']):g}")
+    if abs(pe_slope - 2.0) > 0.2 or rho_inf > 1e-3:
+        fail(f"my sdirk2: period error slope {pe_slope} (expected 2 +- 0.2), spectral radius "
+             f"{rho_inf} at the largest step (expected < 1e-3)")
+    study = os.path.join(out, "stage-order")
+    steps = ["1e-3", "5e-4", "2.5e-4", "1.25e-4"]
+    run([mbstep, "study", "convergence", deck, "--methods", "my sdirk2", "Bathe, 0",
+         "--steps", *steps, "--reference", "Bathe, 0:1.25e-5", "--error", "position",
+         "--no-plot", "-o", study], env=env, what="mbstep study convergence (stage order)")
+    errors = {}
+    with open(study + ".csv") as f:
+        header = next(csv.reader(f))
+        for r in csv.reader(f):
+            row = dict(zip(header, r))
+            errors.setdefault(row["method"], []).append(
+                (float(row["h"]), float(row["error_position"])))
+    for method, expected in (("my sdirk2", 1.0), ("Bathe, 0", 2.0)):
+        pts = errors.get(method, [])
+        if len(pts) != len(steps):
+            fail(f"study: {len(pts)} points for '{method}', expected {len(steps)}")
+        xs = [math.log(h) for h, _ in pts]
+        ys = [math.log(e) for _, e in pts]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+                 sum((x - mx) ** 2 for x in xs))
+        print(f"heavy top (index 3), final position error: {method} slope {slope:.3f}")
+        if abs(slope - expected) > 0.2:
+            fail(f"'{method}' on the heavy top: position slope {slope:.3f}, expected "
+                 f"{expected} +- 0.2")
     print("install test passed")
 
 

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "mbstep/analysis/linear_analysis.hpp"
@@ -239,23 +240,61 @@ TEST_CASE("mbstep analyze: CSV files, index, several methods and rho_inf; bad in
     CHECK(ss.str().find("[0, 1]") != std::string::npos);
 }
 
-TEST_CASE("mbstep plugins --markdown: one row per registered integrator") {
+TEST_CASE("mbstep plugins --markdown: one row per registered plugin, methods with formulations") {
     const std::string exe = std::string(MBSTEP_BINARY_DIR) + "/bin/mbstep";
     const std::string out = std::string(MBSTEP_BINARY_DIR) + "/registry_plugins_markdown.md";
     REQUIRE(std::system((exe + " plugins --markdown > " + out).c_str()) == 0);
     std::ifstream in(out);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    REQUIRE(lines.size() >= 2);
-    CHECK(lines[0] ==
-          "| keyword | family | steps/stages | order | rho_inf | stability | description | "
-          "reference | equations |");
-    const auto& integrators = GlobalRegistry().integrators();
-    CHECK(lines.size() == integrators.size() + 2);
-    for (const auto& d : integrators) {
+    // Table rows per "## " section.
+    std::map<std::string, std::vector<std::string>> sections;
+    std::string section;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("## ", 0) == 0) section = line.substr(3);
+        if (!section.empty() && line.rfind("|", 0) == 0) sections[section].push_back(line);
+    }
+    const Registry& r = GlobalRegistry();
+    const auto& methods = sections["Methods"];
+    REQUIRE(methods.size() == r.integrators().size() + 2);
+    CHECK(methods[0] ==
+          "| keyword | family | steps/stages | order | rho_inf | stability | formulations | "
+          "description | reference | equations |");
+    CHECK(sections["Formulations"].size() == r.formulations().size() + 2);
+    CHECK(sections["Elements"].size() == r.elements().size() + 2);
+    CHECK(sections["Drives"].size() == r.drives().size() + 2);
+    CHECK(sections["Constitutive laws"].size() == r.constitutive_laws().size() + 2);
+    // The formulations column, checked against what a run accepts: the default first; `eml`
+    // only on `euler parameters`, `half implicit` only on `lie group` (their Attach refuses
+    // the others); first-order methods on every cgr formulation and no second-order one.
+    auto cells = [](const std::string& row) {
+        std::vector<std::string> c;
+        std::string cur;
+        for (size_t k = 1; k < row.size(); ++k) {
+            if (row[k] == '|' && row[k - 1] != '\\') {
+                c.push_back(cur);
+                cur.clear();
+            } else {
+                cur += row[k];
+            }
+        }
+        return c;
+    };
+    std::map<std::string, std::string> runs_on;
+    for (size_t k = 2; k < methods.size(); ++k) {
+        const auto c = cells(methods[k]);
+        REQUIRE(c.size() == 10);
+        runs_on[c[0]] = c[6];
+    }
+    for (const auto& d : r.integrators()) {
         INFO(d.name);
-        bool found = false;
-        for (const auto& l : lines) found = found || l.rfind("| `" + d.name + "` |", 0) == 0;
-        CHECK(found);
+        REQUIRE(runs_on.count(" `" + d.name + "` "));
+        const std::string f = runs_on[" `" + d.name + "` "];
+        CHECK(f.find("`" + d.default_formulation + "` (default)") == 1);
+        for (const auto& fd : r.formulations()) {
+            const bool listed = f.find("`" + fd.name + "`") != std::string::npos;
+            if (fd.provides != d.requires_interface) CHECK_FALSE(listed);
+            if (d.name == "eml") CHECK(listed == (fd.name == "euler parameters"));
+            if (d.name == "half implicit") CHECK(listed == (fd.name == "lie group"));
+            if (d.name == "ms" && fd.provides == d.requires_interface) CHECK(listed);
+        }
     }
 }

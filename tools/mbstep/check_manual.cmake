@@ -1,10 +1,16 @@
-# Compares docs/input.md with `mbstep manual` (tools/mbstep/CMakeLists.txt).
-execute_process(COMMAND ${MBSTEP} manual OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
+# Compares a generated document with `mbstep ARGS` (tools/mbstep/CMakeLists.txt):
+# docs/input.md is `mbstep manual`, docs/plugins.md is `mbstep plugins --markdown`.
+# -DMBSTEP=<binary> -DMANUAL=<committed file> [-DARGS="manual"] (a CMake list).
+if(NOT DEFINED ARGS)
+  set(ARGS manual)
+endif()
+string(REPLACE " " ";" args "${ARGS}")
+execute_process(COMMAND ${MBSTEP} ${args} OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "mbstep manual failed (${rc})")
+  message(FATAL_ERROR "mbstep ${ARGS} failed (${rc})")
 endif()
 file(READ ${MANUAL} committed)
 if(NOT generated STREQUAL committed)
-  message(FATAL_ERROR "docs/input.md is stale: regenerate it with `build/bin/mbstep manual > docs/input.md`")
+  message(FATAL_ERROR "${MANUAL} is stale: regenerate it with `build/bin/mbstep ${ARGS} > ${MANUAL}`")
 endif()
-message(STATUS "docs/input.md is current")
+message(STATUS "${MANUAL} is current")

@@ -29,6 +29,7 @@
 #include "mbstep/simulation.hpp"
 #include "plot.hpp"
 #include "plot_script.hpp"
+#include "plugins_doc.hpp"
 #include "study.hpp"
 
 namespace po = boost::program_options;
@@ -90,108 +91,6 @@ const char* kHelp =
     "environment: MBSTEP_PLUGIN_PATH, a colon-separated list of plugin folders (or .so files)\n"
     "searched before the installed plugin folder; a lib*.so that is not an mbstep plugin is\n"
     "skipped with a warning, the same plugin found twice is loaded once.\n";
-
-// ---------------------------------------------------------------------------------------------
-// `plugins --markdown`: the methods table of docs/methods.md, generated from the registry.
-// Blank optional descriptor fields (registry.hpp) are derived from the integrator itself.
-
-std::string Cell(std::string s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += ' ';
-        else
-            out += c;
-    }
-    return out.empty() ? "-" : out;
-}
-
-std::string Number(double v) {
-    if (std::abs(v) < 1e-9) return "0";
-    if (std::abs(v - 1.0) < 1e-9) return "1";
-    std::ostringstream os;
-    os << std::setprecision(4) << v;
-    return os.str();
-}
-
-bool HasRho(const IntegratorDescriptor& d) {
-    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
-}
-
-std::unique_ptr<Integrator> TryMake(const std::string& text, const Registry& r) {
-    try {
-        return MakeIntegrator(text, r);
-    } catch (const std::exception&) {
-        return nullptr;
-    }
-}
-
-// A-stability sampled on the closed left half-plane (the imaginary axis, rays in the left
-// half-plane, and h lambda -> -inf): spectral radius <= 1 (state modes, 1e-9 slack).
-bool SampledAStable(const FirstOrderIntegrator& m, double rho) {
-    using analysis::SpectralRadius;
-    for (double r = 1e-3; r <= 1e6; r *= 1.5)
-        for (double theta : {0.5, 0.6, 0.75, 0.9, 1.0}) {
-            const std::complex<double> z = std::polar(r, theta * 3.14159265358979323846);
-            if (SpectralRadius(m, z, rho) > 1.0 + 1e-9) return false;
-        }
-    return analysis::SpectralRadiusAtInfinity(m, rho) <= 1.0 + 1e-9;
-}
-
-std::string Stability(const FirstOrderIntegrator& m, bool tunable) {
-    if (!tunable) {
-        if (!SampledAStable(m, 0.0)) return "not A-stable";
-        return analysis::SpectralRadiusAtInfinity(m, 0.0) < 1e-8 ? "L-stable" : "A-stable";
-    }
-    // Methods with tabulated parameters accept only some rho_inf: the others are skipped.
-    for (double rho : {0.0, 0.3, 0.6, 0.9, 1.0}) {
-        bool stable = true;
-        try {
-            stable = SampledAStable(m, rho);
-        } catch (const std::exception&) {
-            continue;
-        }
-        if (!stable) return "not A-stable at rho_inf = " + Number(rho);
-    }
-    return "A-stable; L-stable at rho_inf = 0";
-}
-
-void PrintMarkdown(const Registry& r) {
-    std::cout << "| keyword | family | steps/stages | order | rho_inf | stability | description "
-                 "| reference | equations |\n"
-              << "|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& d : r.integrators()) {
-        const auto integ = TryMake(d.name, r);
-        const auto* fo = dynamic_cast<const FirstOrderIntegrator*>(integ.get());
-        const bool analysable = fo && fo->AmplificationMatrix(-1.0, 0.0).size() > 0;
-        // Steps/stages.
-        std::string steps = d.steps;
-        if (steps.empty() && fo) {
-            std::vector<double> a, b;
-            if (fo->MultistepCoefficients(1.0, 0.5, a, b))
-                steps = std::to_string(a.size()) + (a.size() == 1 ? " step" : " steps");
-            else if (fo->implicit_stages() > 1)
-                steps = std::to_string(fo->implicit_stages()) + " implicit stages";
-            else
-                steps = "1 step";
-        }
-        // rho_inf: the parameter's range, or the declared value of a fixed method (tested).
-        std::string rho;
-        if (HasRho(d))
-            rho = d.parameters[0].range;
-        else if (analysable)
-            rho = Number(d.fixed_rho_inf);
-        // Stability.
-        std::string stability = d.stability;
-        if (stability.empty() && analysable) stability = Stability(*fo, HasRho(d));
-        std::cout << "| `" << d.name << "` | " << Cell(d.family) << " | " << Cell(steps) << " | "
-                  << Cell(d.order) << " | " << Cell(rho) << " | " << Cell(stability) << " | "
-                  << Cell(d.description) << " | " << Cell(d.reference) << " | " << Cell(d.equations)
-                  << " |\n";
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // `analyze`: the linear analysis of [Zhang, Masarati et al., section 4]
@@ -354,7 +253,7 @@ int Analyze(const std::vector<std::string>& args) {
         if (comma != std::string::npos) {
             // "NAME, RHO[, MORE]": labelled "NAME[, MORE]"; other parameters stay in the label.
             const std::string rest = text.substr(comma + 1);
-            if (!HasRho(*d)) {
+            if (!HasRhoParameter(*d)) {
                 cases.push_back({text, d->name + "," + rest, ""});
                 continue;
             }
@@ -363,7 +262,7 @@ int Analyze(const std::vector<std::string>& args) {
                              TrimSpaces(rest.substr(0, next))});
             continue;
         }
-        if (!HasRho(*d)) {
+        if (!HasRhoParameter(*d)) {
             if (!rhos.empty())
                 std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
             cases.push_back({d->name, d->name, ""});
@@ -417,7 +316,9 @@ int Plugins(const std::vector<std::string>& args) {
                          "Lists the loaded formulations, integrators, elements, drives and "
                          "constitutive laws with their libraries (MBSTEP_PLUGIN_PATH, then the "
                          "installed plugin folder).\n"
-                         "  --markdown   the methods table of docs/methods.md\n";
+                         "  --markdown   docs/plugins.md: every method (with the formulations it "
+                         "runs on), "
+                         "formulation, element, drive and law as Markdown tables\n";
             return 0;
         } else {
             std::cerr << "mbstep plugins: unknown option '" << a << "'\n" << kUsage;
@@ -426,7 +327,7 @@ int Plugins(const std::vector<std::string>& args) {
     }
     const Registry& r = GlobalRegistry();
     if (markdown) {
-        PrintMarkdown(r);
+        PrintPluginsMarkdown(r, std::cout);
         return 0;
     }
     for (const auto& d : r.formulations())
