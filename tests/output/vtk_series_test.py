@@ -164,7 +164,7 @@ def series_case(args, name, deck, final_time):
         F, M = arr["cell:force"], arr["cell:moment"]
         tol = lambda ref: 1e-5 * max(1.0, max(abs(x) for x in ref))  # noqa: E731
         for row in jnt[k] if jnt else []:
-            found = [j for j in range(len(cells)) if kinds[j] == 1 and clabels[j] == int(row[0])
+            found = [j for j in range(len(cells)) if kinds[j] == 2 and clabels[j] == int(row[0])
                      and all(abs(F[j][c] - row[7 + c]) <= tol(row[7:10]) for c in range(3))
                      and all(abs(M[j][c] - row[10 + c]) <= tol(row[10:13]) for c in range(3))]
             check(found, "%s: no cell of joint %d with the .jnt's force %s and moment %s"
@@ -173,7 +173,7 @@ def series_case(args, name, deck, final_time):
         for row in act[k] if act else []:
             label = int(row[0])
             points = (len(row) - 1) // 6
-            lines = [j for j in range(len(cells)) if kinds[j] == 1 and clabels[j] == label
+            lines = [j for j in range(len(cells)) if kinds[j] == 3 and clabels[j] == label
                      and cells[j][0] == 3]
             for p in range(points):
                 fs = math.sqrt(sum(x * x for x in row[1 + 6 * p:4 + 6 * p]))

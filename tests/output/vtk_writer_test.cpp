@@ -168,7 +168,7 @@ TEST_CASE("output results: vtk writes a series whose points and forces are the t
         CHECK(Array(vtu, "connectivity") == std::vector<double>{0, 1, 1, 0, 0, 1, 0, 1});
         const size_t cell_data = vtu.find("<CellData");
         CHECK(Array(vtu, "label", cell_data) == std::vector<double>{1, 2, 1, 1, 2, 3});
-        CHECK(Array(vtu, "kind", cell_data) == std::vector<double>{0, 0, 1, 1, 1, 1});
+        CHECK(Array(vtu, "kind", cell_data) == std::vector<double>{0, 0, 1, 2, 2, 3});
         CHECK(Array(vtu, "label") == std::vector<double>{1, 2});  // point data
         for (const char* a : {"velocity", "angular_velocity", "axis_1", "axis_2", "axis_3"})
             CHECK(Array(vtu, a).size() == 3 * static_cast<size_t>(np));

@@ -22,6 +22,17 @@ constexpr int kVtkVertex = 1;
 constexpr int kVtkLine = 3;
 constexpr int kVtkPolyLine = 4;
 
+// Cell data `kind`: what a cell draws, so a ParaView Threshold filter selects one kind.
+constexpr long kKindNode = 0;
+
+long CellKind(const std::string& statement) {
+    if (statement == "body") return 1;
+    if (statement == "joint") return 2;
+    if (statement == "beam3" || statement == "beam2" || statement == "beam") return 3;
+    if (statement == "force" || statement == "couple") return 4;
+    return 5;  // any other element on structural nodes
+}
+
 constexpr const char* kPvdTail = "  </Collection>\n</VTKFile>\n";
 
 void WriteAll(int fd, const std::string& path, const char* p, size_t n, long offset) {
@@ -151,7 +162,7 @@ void VtkSeriesWriter::AddStep(int step, double t, const std::vector<FrameState>&
     };
     for (size_t i = 0; i < np; ++i) {
         const int p = static_cast<int>(i);
-        add_cell(kVtkVertex, &p, 1, point_label[i], 0, Vec3::Zero(), Vec3::Zero());
+        add_cell(kVtkVertex, &p, 1, point_label[i], kKindNode, Vec3::Zero(), Vec3::Zero());
     }
     const auto& elems = model_.elements();
     for (size_t e = 0; e < elems.size(); ++e) {
@@ -159,6 +170,7 @@ void VtkSeriesWriter::AddStep(int step, double t, const std::vector<FrameState>&
         const std::vector<int>& nodes = el.nodes();
         const int k = static_cast<int>(nodes.size());
         if (k == 0) continue;
+        const long kind = CellKind(el.statement());
         node_ptrs_.clear();
         for (int n : nodes) node_ptrs_.push_back(&states[static_cast<size_t>(n)]);
         const ElementContext ctx{t, node_ptrs_.data(), lambda(static_cast<int>(e)), gravity};
@@ -168,13 +180,13 @@ void VtkSeriesWriter::AddStep(int step, double t, const std::vector<FrameState>&
         const size_t pairs = std::min(force_.size(), moment_.size());
         if (k >= 2 && pairs == static_cast<size_t>(k - 1)) {  // one line per segment
             for (int s = 0; s + 1 < k; ++s)
-                add_cell(kVtkLine, &nodes[static_cast<size_t>(s)], 2, el.label(), 1, force_[s],
+                add_cell(kVtkLine, &nodes[static_cast<size_t>(s)], 2, el.label(), kind, force_[s],
                          moment_[s]);
         } else {
             add_cell(k == 1   ? kVtkVertex
                      : k == 2 ? kVtkLine
                               : kVtkPolyLine,
-                     nodes.data(), k, el.label(), 1, pairs ? force_[0] : Vec3::Zero(),
+                     nodes.data(), k, el.label(), kind, pairs ? force_[0] : Vec3::Zero(),
                      pairs ? moment_[0] : Vec3::Zero());
         }
     }

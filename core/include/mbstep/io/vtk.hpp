@@ -5,10 +5,11 @@
 //   <prefix>-vtk/step-NNNNNN.vtu   UnstructuredGrid of output step N (the step number), ASCII:
 //     points     the structural nodes (Model::nodes() order), then the dummy nodes
 //     point data label, velocity, angular_velocity, axis_1, axis_2, axis_3 (the columns of R)
-//     cells      one VTK_VERTEX per point (kind 0), then the elements on structural nodes (kind
-//                1): a vertex (one node), a line (two) or a polyline through their nodes, or
-//                one line per segment between consecutive nodes when the element gives one
-//                force/moment pair per segment (beams; Element::OutputVectors)
+//     cells      one VTK_VERTEX per point (kind 0), then the elements on structural nodes
+//                (kind by Element::statement(): 1 body, 2 joint, 3 beam, 4 force or couple,
+//                5 other): a vertex (one node), a line (two) or a polyline through their
+//                nodes, or one line per segment between consecutive nodes when the element
+//                gives one force/moment pair per segment (beams; Element::OutputVectors)
 //     cell data  label (node or element), kind, force, moment (Element::OutputVectors, global
 //                frame; zero for nodes and elements without them)
 // Each step's file is formatted into a buffer when the step is output and written at Flush;
