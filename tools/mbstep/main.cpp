@@ -168,16 +168,34 @@ analysis::OscillatorCurve AnalyzeCase(const AnalysisCase& k, const std::vector<d
     }
     if (integ->requires_interface() == ProblemInterface::kSecondOrderDae) {
         Integrator& m = *integ;
+        std::string oscillator_refused;
         try {
             analysis::SecondOrderAmplification(m, 1.0);  // refusals named once, here
         } catch (const std::exception& e) {
-            throw RunError("analyze: method '" + k.text +
-                           "' cannot step the linear oscillator: " + e.what());
+            oscillator_refused = e.what();
+        }
+        if (oscillator_refused.empty())
+            return analysis::AnalyzeOscillator(
+                [&m](std::complex<double> z) {
+                    return Eigen::MatrixXcd(analysis::SecondOrderAmplification(m, std::abs(z))
+                                                .cast<std::complex<double>>());
+                },
+                c, x);
+        // A method that needs structural nodes: the oscillator as two bodies on a rod, on
+        // the method's default formulation.
+        const std::string f = d->default_formulation;
+        try {
+            analysis::SecondOrderAmplificationOnNodes(k.text, f, reg, 1.0);
+        } catch (const std::exception& e) {
+            throw RunError("analyze: method '" + k.text + "' cannot step the linear oscillator (" +
+                           oscillator_refused + ") nor two bodies on a rod on '" + f +
+                           "': " + e.what());
         }
         return analysis::AnalyzeOscillator(
-            [&m](std::complex<double> z) {
-                return Eigen::MatrixXcd(analysis::SecondOrderAmplification(m, std::abs(z))
-                                            .cast<std::complex<double>>());
+            [&](std::complex<double> z) {
+                return Eigen::MatrixXcd(
+                    analysis::SecondOrderAmplificationOnNodes(k.text, f, reg, std::abs(z))
+                        .cast<std::complex<double>>());
             },
             c, x);
     }
@@ -210,7 +228,8 @@ int Analyze(const std::vector<std::string>& args) {
                      "relative period error) against h/(nT), for the first-order methods (their "
                      "amplification matrices), the explicit Runge-Kutta tableaus (their "
                      "stability functions) and the second-order methods (stepped on the "
-                     "oscillator). CSV columns: "
+                     "oscillator, or on two bodies joined by a rod for methods that need "
+                     "structural nodes; NaN where it cannot be identified). CSV columns: "
                   << analysis::CsvHeader() << opts;
         return 0;
     }

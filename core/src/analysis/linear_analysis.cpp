@@ -17,6 +17,9 @@
 #include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/first_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/deck_reader.hpp"
+#include "mbstep/plugin/registry.hpp"
+#include "mbstep/simulation.hpp"
 
 namespace mbstep::analysis {
 
@@ -33,7 +36,7 @@ Eigen::MatrixXcd Amplification(const FirstOrderIntegrator& m, std::complex<doubl
 }
 
 std::vector<std::complex<double>> Eigenvalues(const Eigen::MatrixXcd& A) {
-    if (A.rows() == 1) return {A(0, 0)};
+    if (A.rows() == 1 || !A.allFinite()) return {A(0, 0)};
     Eigen::ComplexEigenSolver<Eigen::MatrixXcd> es(A, false);
     const Eigen::VectorXcd ev = es.eigenvalues();
     return {ev.data(), ev.data() + ev.size()};
@@ -141,52 +144,32 @@ std::complex<double> StabilityFunction(const ButcherTableau& t, std::complex<dou
     return r;
 }
 
-Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega) {
-    // (8) with h = 1, w = omega: outputs (x, v / w) so that both are O(1).
-    constexpr int kBlocks = 3;  // Hankel block rows/columns m: state dimension up to 2 m
-    constexpr int kSteps = 2 * kBlocks;
-    OscillatorModel model(omega * omega);
-    SolverSettings s;
-    s.residual_tolerance = 0.0;  // every step does its Newton iterations ...
-    s.max_iterations = 2;        // ... two of them (the first solves the linear step exactly)
-    s.max_iterations_at_most = true;
-    s.linear_solver = "naive";
-    m.Attach(model, s);
-    // Y[j] (2 x 3): outputs after step j + 1 from the initial states (x, v / w, a / w^2) given
-    // by the columns of B.
-    using Outputs = std::vector<Eigen::Matrix<double, 2, 3>>;
-    auto collect = [&](const Eigen::Matrix3d& B) {
-        Outputs Y(kSteps);
-        for (int k = 0; k < 3; ++k) {
-            model.Reset(B(0, k), B(1, k) * omega, B(2, k) * omega * omega);
-            m.Start(0.0, 1.0);
-            for (int j = 0; j < kSteps; ++j) {
-                const StepStats st = m.Advance(j, 1.0);
-                if (!st.converged || !st.accepted)
-                    throw RunError("linear analysis of '" + m.name() +
-                                   "': a step of the linear oscillator failed: " + st.failure);
-                Y[j](0, k) = model.q()[0];
-                Y[j](1, k) = model.velocity() / omega;
-            }
-        }
-        return Y;
-    };
-    auto hankel = [&](const Outputs& Y, int shift) {
-        Eigen::MatrixXd H(2 * kBlocks, 3 * kBlocks);
-        for (int i = 0; i < kBlocks; ++i)
-            for (int j = 0; j < kBlocks; ++j) H.block<2, 3>(2 * i, 3 * j) = Y[i + j + shift];
-        return H;
-    };
-    // The unit initial states, and the same data from mixed ones (Y Q^-1 for the inputs Q):
-    // equal in exact arithmetic, so their difference measures the round-off of the steps,
-    // which sets the numerical rank (it grows with Omega and differs between methods: HHT
-    // forms x_(n+1) from terms ~Omega^2 |x| that cancel).
+namespace {
+
+// (8): outputs Y[j] (2 x p) after step j + 1 from p unit initial states, and the same from
+// mixed ones, times Q^-1 (equal in exact arithmetic, so their difference measures the
+// round-off of the steps, which sets the numerical rank: it grows with Omega and differs
+// between methods, e.g. HHT forms x_(n+1) from terms ~Omega^2 |x| that cancel).
+using Outputs = std::vector<Eigen::MatrixXd>;
+constexpr int kBlocks = 3;  // Hankel block rows/columns m: state dimension up to 2 m
+constexpr int kSteps = 2 * kBlocks;
+
+Eigen::MatrixXd MixingMatrix(int p) {
     Eigen::Matrix3d Q;
     Q << 1.0, 0.5, 0.25, -0.3, 1.0, 0.4, 0.2, -0.6, 1.0;
-    const Outputs Y = collect(Eigen::Matrix3d::Identity());
-    Outputs Ymix = collect(Q);
-    const Eigen::Matrix3d Qinv = Q.inverse();
+    return Q.topLeftCorner(p, p);
+}
+
+Eigen::MatrixXd Realize(const Outputs& Y, Outputs Ymix, const Eigen::MatrixXd& Q) {
+    const int p = static_cast<int>(Q.rows());
+    const Eigen::MatrixXd Qinv = Q.inverse();
     for (auto& y : Ymix) y = (y * Qinv).eval();
+    auto hankel = [&](const Outputs& O, int shift) {
+        Eigen::MatrixXd H(2 * kBlocks, p * kBlocks);
+        for (int i = 0; i < kBlocks; ++i)
+            for (int j = 0; j < kBlocks; ++j) H.block(2 * i, p * j, 2, p) = O[i + j + shift];
+        return H;
+    };
     const Eigen::MatrixXd H0 = hankel(Y, 0), H1 = hankel(Y, 1);
     const double noise = (H0 - hankel(Ymix, 0)).norm();
     const Eigen::JacobiSVD<Eigen::MatrixXd> svd(H0, Eigen::ComputeThinU | Eigen::ComputeThinV);
@@ -201,6 +184,146 @@ Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega) {
     const Eigen::VectorXd is = sv.head(r).cwiseSqrt().cwiseInverse();
     return is.asDiagonal() * svd.matrixU().leftCols(r).transpose() * H1 *
            svd.matrixV().leftCols(r) * is.asDiagonal();
+}
+
+// Newton settings of the identification runs: the equations are linear in the states the
+// outputs see, so every step does its iterations without a test (the first solves the linear
+// step exactly).
+SolverSettings IdentificationSettings(int iterations, double tolerance = 0.0) {
+    SolverSettings s;
+    s.residual_tolerance = tolerance;
+    s.max_iterations = iterations;
+    s.max_iterations_at_most = true;
+    s.linear_solver = "naive";
+    return s;
+}
+
+void RequireStep(const Integrator& m, const StepStats& st, const std::string& what) {
+    if (!st.converged || !st.accepted)
+        throw RunError("linear analysis of '" + m.name() + "': a step of " + what +
+                       " failed: " + st.failure);
+}
+
+}  // namespace
+
+Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega) {
+    // (8) with h = 1, w = omega: outputs (x, v / w) so that both are O(1).
+    OscillatorModel model(omega * omega);
+    m.Attach(model, IdentificationSettings(2));
+    // Y[j] (2 x 3): outputs after step j + 1 from the initial states (x, v / w, a / w^2) given
+    // by the columns of B.
+    auto collect = [&](const Eigen::MatrixXd& B) {
+        Outputs Y(kSteps, Eigen::MatrixXd(2, 3));
+        for (int k = 0; k < 3; ++k) {
+            model.Reset(B(0, k), B(1, k) * omega, B(2, k) * omega * omega);
+            m.Start(0.0, 1.0);
+            for (int j = 0; j < kSteps; ++j) {
+                RequireStep(m, m.Advance(j, 1.0), "the linear oscillator");
+                Y[j](0, k) = model.q()[0];
+                Y[j](1, k) = model.velocity() / omega;
+            }
+        }
+        return Y;
+    };
+    const Eigen::MatrixXd Q = MixingMatrix(3);
+    return Realize(collect(Eigen::Matrix3d::Identity()), collect(Q), Q);
+}
+
+namespace {
+struct StepFailed : RunError {
+    using RunError::RunError;
+};
+}  // namespace
+
+Eigen::MatrixXd SecondOrderAmplificationOnNodes(const std::string& method,
+                                                const std::string& formulation,
+                                                const Registry& registry, double omega) {
+    // (8'): two unit masses on structural nodes, 1 m apart on the x axis, joined by a rod of
+    // stiffness omega^2 / 2 (unstretched at 1 m), moved antisymmetrically along x: the
+    // stretch r = x2 - x1 - 1 obeys r'' + omega^2 r = 0 exactly (the rod stays on the x axis,
+    // the nodes do not rotate, the centre of mass stays put). Outputs (r, r' / w); inputs the
+    // initial stretch and stretch rate (the formulation derives the accelerations from them, so
+    // two inputs instead of three; the recurrence reaches its other modes from step 1 on).
+    auto run = [&](double r0, double rate0, Eigen::MatrixXd& Y, int k) {
+        std::ostringstream deck;
+        deck << std::setprecision(17)
+             << "begin: data; problem: initial value; end: data;\n"
+                "begin: initial value; initial time: 0.; final time: "
+             << kSteps
+             << ".; time step: 1.;\n"
+                "    method: "
+             << method
+             << ";\n    tolerance: 0.; max iterations: 8, at most;\n"
+                "end: initial value;\n"
+                "begin: control data; skip initial joint assembly;\n"
+                "    structural nodes: 2; rigid bodies: 2; joints: 1;\n"
+                "end: control data;\n"
+                "begin: nodes;\n"
+                "    structural: 1, dynamic, "
+             << -0.5 - 0.5 * r0 << ", 0., 0., eye, " << -0.5 * rate0 * omega
+             << ", 0., 0., null;\n    structural: 2, dynamic, " << 0.5 + 0.5 * r0
+             << ", 0., 0., eye, " << 0.5 * rate0 * omega
+             << ", 0., 0., null;\n"
+                "end: nodes;\n"
+                "begin: elements;\n"
+                "    body: 1, 1, 1., null, diag, 1., 1., 1.;\n"
+                "    body: 2, 2, 1., null, diag, 1., 1., 1.;\n"
+                "    joint: 3, rod, 1, 2, 1., linear elastic, "
+             << 0.5 * omega * omega
+             << ";\n"
+                "end: elements;\n";
+        Deck d = ReadDeckText(deck.str(), "<linear analysis model>", registry);
+        d.settings.formulation = formulation;
+        RunOptions options;
+        options.write_output = false;
+        options.progress = false;
+        int j = 0;
+        bool started = false;
+        options.on_step = [&](double t, const Formulation& f) {
+            started = true;
+            if (t == 0.0 || j >= kSteps) return;
+            const auto& x = f.node_states();
+            Y(2 * j, k) = x[1].x[0] - x[0].x[0] - 1.0;
+            Y(2 * j + 1, k) = (x[1].v[0] - x[0].v[0]) / omega;
+            ++j;
+        };
+        try {
+            Run(d, options, registry);
+        } catch (const RunError& e) {
+            if (!started) throw;  // the method or formulation refuses the model: say why
+            throw StepFailed(e.what());
+        }
+        if (j != kSteps) throw RunError("linear analysis: the two-body run stopped early");
+    };
+    auto collect = [&](const Eigen::MatrixXd& B, double a) {
+        Eigen::MatrixXd all(2 * kSteps, 2);
+        for (int k = 0; k < 2; ++k) run(a * B(0, k), a * B(1, k), all, k);
+        Outputs Y(kSteps);
+        for (int j = 0; j < kSteps; ++j) Y[j] = all.middleRows(2 * j, 2) / a;
+        return Y;
+    };
+    // Initial amplitudes a (stretch a, rate a w): the rod is linear while |stretch| < 1; a
+    // response that grows beyond 0.4 (an unstable method, or a large transient near a
+    // stability limit) is redone with a smaller a (the outputs scale with a; the round-off
+    // relative to them grows as a shrinks). A step the method cannot solve (its Newton
+    // iteration fails at this Omega), or a growth that needs a < 1e-9, leaves A(Omega)
+    // unidentified: NaN.
+    const Eigen::MatrixXd Q = MixingMatrix(2);
+    try {
+        for (double a = 0.1; a >= 1e-9;) {
+            const Outputs Y = collect(Eigen::Matrix2d::Identity(), a), Ymix = collect(Q, a);
+            double largest = 0.0;
+            for (const Outputs* o : {&Y, &Ymix})
+                for (const Eigen::MatrixXd& y : *o)
+                    largest = std::max(largest, a * y.row(0).cwiseAbs().maxCoeff());
+            if (!std::isfinite(largest)) break;
+            if (largest < 0.4) return Realize(Y, Ymix, Q);
+            a *= 0.1 / largest;
+        }
+        return Eigen::MatrixXd::Constant(1, 1, std::numeric_limits<double>::quiet_NaN());
+    } catch (const StepFailed&) {
+        return Eigen::MatrixXd::Constant(1, 1, std::numeric_limits<double>::quiet_NaN());
+    }
 }
 
 std::vector<double> LogGrid(const Grid& g) {
@@ -327,15 +450,20 @@ OscillatorCurve AnalyzeOscillator(const AmplificationFunction& A, OscillatorCurv
     std::complex<double> dmu_ds = z_at(s) * mu;  // d exp(z)/ds = z exp(z), since z ~ e^s
     double ds_try = (grid.size() > 1) ? std::log(grid[1] / grid[0]) : 0.1;
 
+    bool lost = false;  // an unidentified matrix (NaN) ends the curve: NaN from there on
     for (double x : grid) {
         const double s_target = std::log(x);
         // Adaptive continuation from s to s_target (4).
-        while (s < s_target) {
+        while (!lost && s < s_target) {
             double ds = std::min(ds_try, s_target - s);
             for (;;) {
                 const double s_new = (s_target - s - ds < 1e-14) ? s_target : s + ds;
                 const std::complex<double> pred = mu + dmu_ds * (s_new - s);
                 const auto roots = roots_at(z_at(s_new));
+                if (!std::isfinite(std::abs(roots[0]))) {
+                    lost = true;
+                    break;
+                }
                 double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
                 size_t k = 0;
                 for (size_t j = 0; j < roots.size(); ++j) {
@@ -366,6 +494,13 @@ OscillatorCurve AnalyzeOscillator(const AmplificationFunction& A, OscillatorCurv
         // Quantities (3), (5), (6) at x.
         OscillatorPoint p;
         p.h_over_nT = x;
+        if (lost) {
+            constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+            p.principal_root = {kNaN, kNaN};
+            p.phase = p.spectral_radius = p.ad_percent = p.pe_percent = kNaN;
+            c.points.push_back(p);
+            continue;
+        }
         p.principal_root = mu;
         p.phase = phase;
         p.spectral_radius = MaxModulus(roots_at(z_at(s_target)));

@@ -75,6 +75,7 @@ namespace mbstep {
 
 class FirstOrderIntegrator;
 class Integrator;
+class Registry;
 struct ButcherTableau;
 
 namespace analysis {
@@ -121,6 +122,22 @@ std::complex<double> StabilityFunction(const ButcherTableau& t, std::complex<dou
 /// stepping `m` (attached to a one-dof linear model here; its previous attachment is lost).
 /// Throws RunError naming the method when it refuses the model or a step fails.
 Eigen::MatrixXd SecondOrderAmplification(Integrator& m, double omega);
+
+/// (8) for a method that needs structural nodes (its Attach refuses the one-dof model, e.g.
+/// `eml` and the modified HHT need Euler parameters, `half implicit` the Lie group
+/// formulation): the same identification on two unit masses on structural nodes joined by a
+/// rod of stiffness Omega^2 / 2 and moved antisymmetrically along the rod, whose stretch obeys
+/// x'' + Omega^2 x = 0 exactly; the method is built from `method` (a method statement's text)
+/// and runs on the registered formulation `formulation`. Two inputs (initial stretch and rate;
+/// the formulation derives the accelerations). Throws RunError when the method or the
+/// formulation refuses the model; returns a 1 x 1 NaN matrix when A(Omega) cannot be
+/// identified at this Omega: a step the method cannot solve (its Newton iteration fails) or a
+/// growth that takes the stretch out of the rod's linear range (an unstable method, e.g. an
+/// explicit one beyond its stability limit). AnalyzeOscillator reports NaN from the first
+/// such Omega on.
+Eigen::MatrixXd SecondOrderAmplificationOnNodes(const std::string& method,
+                                                const std::string& formulation,
+                                                const Registry& registry, double omega);
 
 /// All eigenvalues of AmplificationMatrix(z, rho); throws RunError if the method does not
 /// provide one.
