@@ -6,6 +6,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 namespace mbstep::joints {
 
@@ -46,7 +47,7 @@ void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
         theta[i] = 0.0;
     }
     if (nrot_ == 0) return;
-    const Mat3 Rd = ExpSO3(theta);                                                     // eq. (2)
+    const Mat3 Rd = so3::Exp(theta);                                                   // eq. (2)
     AddOrientationRows(ar, br, Rd, rot_comp_, nrot_, npos_, ctx.lambda + npos_, out);  // (3)
 }
 

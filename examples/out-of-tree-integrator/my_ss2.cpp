@@ -58,6 +58,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.description = "SS2 written from scratch: 1 auxiliary variable, order 2, tunable rho_inf";
     d.order = "2";
     d.parameters = {{"rho_inf", "0", "[0, 1] (drive)"}};
+    d.tunable = true;
     d.reference = "Zhang, Masarati et al., section 2.2 and ref. [36]";
     d.equations = "(1)-(3) of my_ss2.cpp";
     d.make = [](mbstep::DeckInput& in) -> std::unique_ptr<mbstep::Integrator> {

@@ -95,6 +95,7 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
                                                                    : "0, 0.6, 1 (drive)";
             d.parameters = {{"rho_inf", "0", range},
                             {"algebraic rho_inf", "rho_inf", "[0, 1] (no effect)"}};
+            d.tunable = true;
         }
         d.reference = m.reference;
         if (m.equations != "-") d.equations = m.equations;

@@ -1343,7 +1343,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
                 const FrameState& s = states_[en[a]];
                 moved[a] = s;
                 moved[a].x = s.x + tau * s.v;
-                moved[a].R = ExpSO3(tau * s.w) * s.R;
+                moved[a].R = so3::Exp(tau * s.w) * s.R;
                 ptr[a] = &moved[a];
             }
             Eigen::VectorXd vt(6 * k);

@@ -226,7 +226,7 @@ void LieGroupFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd&
                 const FrameState& s = states_[en[p]];
                 moved[p] = s;
                 moved[p].x = s.x + tau * s.v;
-                moved[p].R = ExpSO3(tau * s.w) * s.R;
+                moved[p].R = so3::Exp(tau * s.w) * s.R;
                 ptr[p] = &moved[p];
                 vt.segment<6>(6 * p) << s.v, s.w;
             }

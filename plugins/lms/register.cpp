@@ -29,6 +29,12 @@ std::function<std::unique_ptr<Integrator>(DeckInput&)> Tunable(const std::string
     };
 }
 
+/// The tunable methods: rho_inf first (IntegratorDescriptor::tunable).
+IntegratorDescriptor Tuned(IntegratorDescriptor d) {
+    d.tunable = true;
+    return d;
+}
+
 const std::vector<ParameterInfo> kRho = {{"rho_inf", "0", "[0, 1] (drive)"},
                                          {"algebraic rho_inf", "rho_inf", "[0, 1] (drive)"}};
 
@@ -47,13 +53,13 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
                  });
     cn.fixed_rho_inf = 1.0;
     r.Add(std::move(cn));
-    r.Add(Describe("ms2", "LMS2: 2-step, order 2, tunable rho_inf, variable step", "2", kRho,
-                   Tunable<lms::Ms2>("ms2")));
-    r.Add(Describe("ms", "alias of ms2", "2", kRho, Tunable<lms::Ms2>("ms")));
-    r.Add(Describe("ms3", "LMS3: 3-step, order 2, tunable rho_inf (constant step)", "2", kRho,
-                   Tunable<lms::Ms3>("ms3")));
-    r.Add(Describe("ms4", "LMS4: 4-step, order 2, tunable rho_inf (constant step)", "2", kRho,
-                   Tunable<lms::Ms4>("ms4")));
+    r.Add(Tuned(Describe("ms2", "LMS2: 2-step, order 2, tunable rho_inf, variable step", "2", kRho,
+                         Tunable<lms::Ms2>("ms2"))));
+    r.Add(Tuned(Describe("ms", "alias of ms2", "2", kRho, Tunable<lms::Ms2>("ms"))));
+    r.Add(Tuned(Describe("ms3", "LMS3: 3-step, order 2, tunable rho_inf (constant step)", "2", kRho,
+                         Tunable<lms::Ms3>("ms3"))));
+    r.Add(Tuned(Describe("ms4", "LMS4: 4-step, order 2, tunable rho_inf (constant step)", "2", kRho,
+                         Tunable<lms::Ms4>("ms4"))));
     r.Add(Describe(
         "bdf", "BDF [, order, 1|2]: order 2 = ms2 with rho_inf 0, order 1 = implicit euler", "2",
         {{"order", "2", "1 or 2"}}, [](DeckInput& in) -> std::unique_ptr<Integrator> {

@@ -225,6 +225,7 @@ void RegisterGeneralizedAlpha(Registry& r) {
         "generalized-alpha (Chung-Hulbert / Arnold-Bruls); Lie group generalized-alpha on `lie "
         "group`";
     d.order = "2";
+    d.tunable = true;
     d.parameters = {{"rho_inf", "0.9", "[0, 1] (drive)"},
                     {"tangent operator", "yes", "yes | no (T_exp in the iteration matrix)"}};
     d.reference =

@@ -16,6 +16,7 @@ IntegratorDescriptor Describe(const std::string& name, std::string description) 
     d.order = "2";
     d.parameters = {{"rho_inf", "0", "[0, 1] (drive)"},
                     {"algebraic rho_inf", "rho_inf", "[0, 1] (drive)"}};
+    d.tunable = true;
     d.reference = "Zhang, Masarati et al., section 2.2 and ref. [36]; MBDyn singlestepsol";
     d.equations = "eqs. (4a)-(4e), (9)-(11), (15), (18)-(20)";
     d.make = [name](DeckInput& in) -> std::unique_ptr<Integrator> {

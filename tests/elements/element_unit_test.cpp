@@ -16,6 +16,7 @@
 #include "joints/spherical.hpp"
 #include "joints/total.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "snippet_input.hpp"
 
 using namespace mbstep;
@@ -194,15 +195,15 @@ TEST_CASE("forces: moments of the arm, absolute and follower") {
 }
 
 TEST_CASE("spherical hinge: phi = 0 where assembled and under rigid motions of the pair") {
-    const FrameState a = Pose(Vec3(0.1, -0.4, 0.7), ExpSO3(Vec3(0.3, -1.1, 0.4)));
-    FrameState b = Pose(Vec3(-0.6, 0.2, 0.5), ExpSO3(Vec3(-0.7, 0.2, 1.3)));
+    const FrameState a = Pose(Vec3(0.1, -0.4, 0.7), so3::Exp(Vec3(0.3, -1.1, 0.4)));
+    FrameState b = Pose(Vec3(-0.6, 0.2, 0.5), so3::Exp(Vec3(-0.7, 0.2, 1.3)));
     joints::JointSide sa{0, Vec3(0.2, -0.3, 0.4), Mat3::Identity()};
     joints::JointSide sb{1, b.R.transpose() * (a.x + a.R * sa.offset - b.x), Mat3::Identity()};
     const joints::SphericalJoint j(1, sa, sb);
     CHECK(Eval(j, {a, b}, {0, 0, 0}).phi.norm() < kEps);
     // Rotate node b about the joint point: still assembled.
     const Vec3 p = a.x + a.R * sa.offset;
-    const Mat3 Q = ExpSO3(Vec3(0.5, 0.9, -0.2));
+    const Mat3 Q = so3::Exp(Vec3(0.5, 0.9, -0.2));
     b.x = p + Q * (b.x - p);
     b.R = Q * b.R;
     CHECK(Eval(j, {a, b}, {0, 0, 0}).phi.norm() < kEps);
@@ -217,9 +218,9 @@ TEST_CASE("spherical hinge: phi = 0 where assembled and under rigid motions of t
 }
 
 TEST_CASE("revolute hinge: rotation about the common axis only") {
-    const FrameState a = Pose(Vec3(0.3, 0.1, -0.2), ExpSO3(Vec3(0.4, 0.2, -0.9)));
-    FrameState b0 = Pose(Vec3(-0.5, 0.8, 0.1), ExpSO3(Vec3(1.2, -0.3, 0.5)));
-    const Mat3 Rh_a = ExpSO3(Vec3(0.2, -0.6, 0.3));
+    const FrameState a = Pose(Vec3(0.3, 0.1, -0.2), so3::Exp(Vec3(0.4, 0.2, -0.9)));
+    FrameState b0 = Pose(Vec3(-0.5, 0.8, 0.1), so3::Exp(Vec3(1.2, -0.3, 0.5)));
+    const Mat3 Rh_a = so3::Exp(Vec3(0.2, -0.6, 0.3));
     // Joint frames coincide: R_b Rh_b = R_a Rh_a; joint points coincide.
     joints::JointSide sa{0, Vec3(0.1, 0.2, -0.3), Rh_a};
     const Vec3 p = a.x + a.R * sa.offset;
@@ -231,12 +232,12 @@ TEST_CASE("revolute hinge: rotation about the common axis only") {
     const Vec3 axis = a.R * Rh_a.col(2);
     for (double angle : {0.3, 1.7, -2.5}) {
         // About the axis through the joint point: phi stays 0.
-        const Mat3 Q = ExpSO3(angle * axis);
+        const Mat3 Q = so3::Exp(angle * axis);
         const FrameState b = Pose(p + Q * (b0.x - p), Q * b0.R);
         CHECK(Eval(j, {a, b}, zero).phi.norm() < 1e-12);
         // About a perpendicular axis: the axis constraints are violated.
         const Vec3 perp = axis.cross(Vec3(1.0, 0.0, 0.0)).normalized();
-        const Mat3 Qp = ExpSO3(0.2 * perp);
+        const Mat3 Qp = so3::Exp(0.2 * perp);
         const FrameState c = Pose(p + Qp * (b0.x - p), Qp * b0.R);
         const ElementBlock out = Eval(j, {a, c}, zero);
         CHECK(out.phi.head<3>().norm() < 1e-12);
@@ -246,7 +247,7 @@ TEST_CASE("revolute hinge: rotation about the common axis only") {
     joints::JointSide ground{-1, p, a.R * Rh_a};
     const joints::RevoluteJoint pin(2, sa, ground);
     CHECK(Eval(pin, {a}, zero).phi.norm() < kEps);
-    const Mat3 Q = ExpSO3(0.8 * axis);
+    const Mat3 Q = so3::Exp(0.8 * axis);
     const FrameState a2 = Pose(p + Q * (a.x - p), Q * a.R);
     CHECK(Eval(pin, {a2}, zero).phi.norm() < 1e-12);
 }
@@ -259,7 +260,7 @@ TEST_CASE("clamp: phi = 0 at the clamped pose, reactions are -lambda") {
     CHECK(out.phi.norm() < kEps);
     CHECK((out.f + Eigen::Map<const Vec6>(l.data())).norm() < kEps);
     // Small rotation dtheta: phi_r ~ dtheta.
-    const FrameState r = Pose(n.initial.x, ExpSO3(Vec3(1e-4, -2e-4, 3e-4)) * n.initial.R);
+    const FrameState r = Pose(n.initial.x, so3::Exp(Vec3(1e-4, -2e-4, 3e-4)) * n.initial.R);
     CHECK((Eval(*e, {r}, l).phi.tail<3>() - Vec3(1e-4, -2e-4, 3e-4)).norm() < 1e-10);
     auto [msg, col] = ReadError(
         "joint: 1, clamp, 1, node, matr, 1., 0., 0., 0., 2., 0., 0., 0., 1.;", joints::ReadClamp);
@@ -315,17 +316,17 @@ TEST_CASE("total joint .jnt: reactions, then relative position, rotation, veloci
     // MBDyn's TotalJoint::Output appends, in the joint frames of node a, the relative position,
     // the rotation vector of Rr_a^T Rr_b, and the derivatives of both; checked here against
     // central differences of the first two along the nodes' twists.
-    FrameState a = Pose(Vec3(0.1, -0.4, 0.7), ExpSO3(Vec3(0.3, -1.1, 0.4)));
-    FrameState b = Pose(Vec3(-0.6, 0.2, 0.5), ExpSO3(Vec3(-0.7, 0.2, 1.3)));
+    FrameState a = Pose(Vec3(0.1, -0.4, 0.7), so3::Exp(Vec3(0.3, -1.1, 0.4)));
+    FrameState b = Pose(Vec3(-0.6, 0.2, 0.5), so3::Exp(Vec3(-0.7, 0.2, 1.3)));
     a.v = Vec3(0.3, -0.2, 0.9);
     a.w = Vec3(-0.5, 0.8, 0.1);
     b.v = Vec3(-0.4, 0.6, 0.2);
     b.w = Vec3(0.7, -0.3, 1.1);
     joints::TotalJoint::Spec spec;
-    spec.a = joints::JointSide{0, Vec3(0.2, 0.1, -0.3), ExpSO3(Vec3(0.2, 0.0, 0.1))};
+    spec.a = joints::JointSide{0, Vec3(0.2, 0.1, -0.3), so3::Exp(Vec3(0.2, 0.0, 0.1))};
     spec.b = joints::JointSide{1, Vec3(-0.1, 0.4, 0.2), Mat3::Identity()};
-    spec.Rr_a = ExpSO3(Vec3(0.0, 0.3, -0.2));
-    spec.Rr_b = ExpSO3(Vec3(0.1, -0.1, 0.4));
+    spec.Rr_a = so3::Exp(Vec3(0.0, 0.3, -0.2));
+    spec.Rr_b = so3::Exp(Vec3(0.1, -0.1, 0.4));
     for (int i = 0; i < 3; ++i) spec.position_active[i] = spec.rotation_active[i] = true;
     const joints::TotalJoint joint(5, "total joint", spec);
     const std::vector<double> lambda(6, 0.0);
@@ -337,7 +338,7 @@ TEST_CASE("total joint .jnt: reactions, then relative position, rotation, veloci
     auto moved = [](const FrameState& s, double t) {
         FrameState m = s;
         m.x = s.x + t * s.v;
-        m.R = ExpSO3(t * s.w) * s.R;
+        m.R = so3::Exp(t * s.w) * s.R;
         return m;
     };
     std::vector<const FrameState*> ptr{&a, &b};
@@ -356,7 +357,7 @@ TEST_CASE("total joint .jnt: reactions, then relative position, rotation, veloci
     Mat3 Rrel;
     relative(a, b, X, Rrel);
     CHECK((Vec3(v[13], v[14], v[15]) - X).norm() < 1e-14);
-    CHECK((ExpSO3(Vec3(v[16], v[17], v[18])) - Rrel).norm() < 1e-14);
+    CHECK((so3::Exp(Vec3(v[16], v[17], v[18])) - Rrel).norm() < 1e-14);
     const double dt = 1e-6;
     Vec3 Xp, Xm;
     Mat3 Rp, Rm;
@@ -383,7 +384,7 @@ TEST_CASE("total pin joint with one free rotation: rows regular half a turn from
     REQUIRE(joint.num_multipliers() == 5);
     const double kPi = std::acos(-1.0);
     for (const double psi : {0.0, 0.5 * kPi, kPi, 1.5 * kPi, 2.0 * kPi - 1e-9}) {
-        const FrameState b = Pose(Vec3::Zero(), ExpSO3(Vec3(0.0, psi, 0.0)));
+        const FrameState b = Pose(Vec3::Zero(), so3::Exp(Vec3(0.0, psi, 0.0)));
         const ElementBlock blk = Eval(joint, {b}, std::vector<double>(5, 0.0));
         // Rows 3, 4 (x, z) against the node's rotation columns 3..5: d/d(eps) of the row.
         const Eigen::Matrix<double, 2, 3> G = blk.phi_q.block(3, 3, 2, 3);
@@ -397,7 +398,8 @@ TEST_CASE("total pin joint with one free rotation: rows regular half a turn from
     }
     // A small rotation error e about x and z: the rows read it as the sin-type rows do.
     const Vec3 e(2e-4, 0.0, -3e-4);
-    const ElementBlock small = Eval(joint, {Pose(Vec3::Zero(), ExpSO3(e))}, std::vector<double>(5));
+    const ElementBlock small =
+        Eval(joint, {Pose(Vec3::Zero(), so3::Exp(e))}, std::vector<double>(5));
     CHECK(std::abs(std::abs(small.phi(3)) - 2e-4) < 1e-7);
     CHECK(std::abs(std::abs(small.phi(4)) - 3e-4) < 1e-7);
 }
@@ -405,22 +407,22 @@ TEST_CASE("total pin joint with one free rotation: rows regular half a turn from
 TEST_CASE("dummy nodes: offset and relative frame follow their nodes, twists are consistent") {
     // Base node b and reference node r move with constant twists; the dummy's velocity and
     // angular velocity must be the time derivatives of its pose (central differences).
-    FrameState b0 = Pose(Vec3(0.3, -0.2, 1.1), ExpSO3(Vec3(0.4, -0.7, 0.2)));
+    FrameState b0 = Pose(Vec3(0.3, -0.2, 1.1), so3::Exp(Vec3(0.4, -0.7, 0.2)));
     b0.v = Vec3(0.5, 1.0, -0.3);
     b0.w = Vec3(-0.8, 0.4, 1.3);
-    FrameState r0 = Pose(Vec3(-1.0, 0.4, 0.2), ExpSO3(Vec3(-0.3, 0.5, 0.9)));
+    FrameState r0 = Pose(Vec3(-1.0, 0.4, 0.2), so3::Exp(Vec3(-0.3, 0.5, 0.9)));
     r0.v = Vec3(-0.2, 0.1, 0.7);
     r0.w = Vec3(0.6, -1.1, 0.2);
     auto at = [](const FrameState& s, double t) {
         FrameState m = s;
         m.x = s.x + t * s.v;
-        m.R = ExpSO3(t * s.w) * s.R;
+        m.R = so3::Exp(t * s.w) * s.R;
         return m;
     };
     DummyNode offset;
     offset.base = 0;
     offset.f = Vec3(0.2, -0.4, 0.5);
-    offset.Rh = ExpSO3(Vec3(0.1, 0.2, -0.3));
+    offset.Rh = so3::Exp(Vec3(0.1, 0.2, -0.3));
     DummyNode rel = offset;
     rel.kind = DummyNode::Kind::kRelativeFrame;
     rel.reference = 1;

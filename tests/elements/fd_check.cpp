@@ -6,6 +6,7 @@
 #include <new>
 
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 // Count heap allocations so the tests can assert that Evaluate allocates nothing
 // (STYLE.md §6). Replacing the global operator new also covers the loaded plugins.
@@ -69,7 +70,7 @@ RandomPoint MakeRandomPoint(std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     for (FrameState& s : p.state) {
         s.x = RandomVec(rng, 2.0);
-        s.R = ExpSO3(RandomVec(rng, 2.0));  // angles up to ~3.5 rad: all of SO(3)
+        s.R = so3::Exp(RandomVec(rng, 2.0));  // angles up to ~3.5 rad: all of SO(3)
         s.v = RandomVec(rng, 1.0);
         s.w = RandomVec(rng, 1.0);
     }
@@ -111,7 +112,7 @@ BlockError CheckJacobians(const Element& e, RandomPoint& p) {
                 if (j < 3) {
                     s.x[j] += sign * kStep;
                 } else {
-                    s.R = ExpSO3(sign * kStep * Vec3::Unit(j - 3)) * saved.R;
+                    s.R = so3::Exp(sign * kStep * Vec3::Unit(j - 3)) * saved.R;
                 }
                 (sign > 0 ? plus : minus) = EvalNoJacobian(e, p, k, m);
             }

@@ -12,6 +12,7 @@
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/model/model.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "support/iteration_matrix_check.hpp"
@@ -36,7 +37,7 @@ Model MakeModel(std::mt19937& rng, bool centred = false, bool velocity_constrain
         n.label = i + 1;
         n.kind = i < 2 ? NodeKind::kDynamic : NodeKind::kStatic;
         n.initial.x = Rand3(rng, 1.0);
-        n.initial.R = ExpSO3(Rand3(rng, 1.0));
+        n.initial.R = so3::Exp(Rand3(rng, 1.0));
         n.initial.v = Rand3(rng, 1.0);
         n.initial.w = Rand3(rng, 2.0);
         m.AddNode(n);
@@ -318,7 +319,7 @@ TEST_CASE("cgr initial derivatives: equations of motion hold and d2phi/dt2 = 0")
     StructuralNode n;
     n.label = 1;
     n.initial.x = Vec3(0.2, 0.1, -0.9);
-    n.initial.R = ExpSO3(Vec3(0.3, -0.2, 0.5));
+    n.initial.R = so3::Exp(Vec3(0.3, -0.2, 0.5));
     const Vec3 o = n.initial.R.transpose() * (-n.initial.x);  // pivot at the origin
     n.initial.w = Vec3(1.0, -2.0, 7.0);
     n.initial.v = n.initial.w.cross(n.initial.x);  // consistent velocity

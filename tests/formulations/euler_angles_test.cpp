@@ -12,6 +12,7 @@
 
 #include "../../plugins/formulation_euler_angles/xyz_angles.hpp"
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/math/so3.hpp"
 #include "support/run_helpers.hpp"
 #include "support/test_elements.hpp"
 #include "support/test_models.hpp"
@@ -34,9 +35,9 @@ TEST_CASE("euler angles: Rxyz, angle extraction and the maps Gb, Gs") {
         const Vec3 th = RandomAngles(rng);
         const Mat3 R = RotationXyz(th);
         // Intrinsic x-y-z: the first rotation is about global x, the last about body z.
-        CHECK(
-            (R - ExpSO3(Vec3(th[0], 0, 0)) * ExpSO3(Vec3(0, th[1], 0)) * ExpSO3(Vec3(0, 0, th[2])))
-                .norm() <= 1e-14);
+        CHECK((R - so3::Exp(Vec3(th[0], 0, 0)) * so3::Exp(Vec3(0, th[1], 0)) *
+                       so3::Exp(Vec3(0, 0, th[2])))
+                  .norm() <= 1e-14);
         CHECK((AnglesXyz(R) - th).norm() <= 1e-12);
         // dR/dtheta_k R^T = skew(Gs e_k) (spatial increments), Gb = R^T Gs.
         const Mat3 Gs = GSpatial(th), Gb = GBody(th);
@@ -78,7 +79,7 @@ TEST_CASE("euler angles: registered; exact Jacobians with centre-of-mass offsets
         n.label = i + 1;
         n.kind = NodeKind::kDynamic;
         n.initial.x = test::Rand3(rng, 1.0);
-        n.initial.R = ExpSO3(test::Rand3(rng, 1.0));
+        n.initial.R = so3::Exp(test::Rand3(rng, 1.0));
         n.initial.v = test::Rand3(rng, 1.0);
         n.initial.w = test::Rand3(rng, 2.0);
         m.AddNode(n);

@@ -10,6 +10,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/model/model.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "support/test_elements.hpp"
@@ -31,7 +32,7 @@ Model MakeModel(std::mt19937& rng, bool offset) {
         n.label = i + 1;
         n.kind = NodeKind::kDynamic;
         n.initial.x = Rand3(rng, 1.0);
-        n.initial.R = ExpSO3(Rand3(rng, 1.0));
+        n.initial.R = so3::Exp(Rand3(rng, 1.0));
         n.initial.v = Rand3(rng, 1.0);
         n.initial.w = Rand3(rng, 2.0);
         m.AddNode(n);

@@ -71,10 +71,6 @@ Sample RunHeavyTop(const std::string& method, double h) {
     return s;
 }
 
-bool HasRho(const IntegratorDescriptor& d) {
-    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
-}
-
 std::string Fixed(double v, int digits) {
     std::ostringstream os;
     os << std::fixed << std::setprecision(digits) << v;
@@ -106,7 +102,7 @@ TEST_CASE("every first-order method: order on the heavy top (positions >= 2), ta
         if (!dynamic_cast<FirstOrderIntegrator*>(probe.get())) continue;
         if (d.description.rfind("alias of", 0) == 0) continue;  // same method as its target
         std::vector<std::string> texts;
-        if (HasRho(d))
+        if (d.tunable)
             for (const char* rho : {"0", "0.6"}) texts.push_back(d.name + ", " + rho);
         else
             texts.push_back(d.name);

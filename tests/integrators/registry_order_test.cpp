@@ -24,10 +24,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-bool HasRho(const IntegratorDescriptor& d) {
-    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
-}
-
 }  // namespace
 
 TEST_CASE("every first-order method: measured order on the linear oscillator = declared +-0.2") {
@@ -40,7 +36,7 @@ TEST_CASE("every first-order method: measured order on the linear oscillator = d
         auto probe = MakeIntegrator(d.name, reg);
         if (!dynamic_cast<FirstOrderIntegrator*>(probe.get())) continue;
         std::vector<std::string> texts;
-        if (HasRho(d))
+        if (d.tunable)
             for (const char* rho : {"0", "0.6", "1"}) texts.push_back(d.name + ", " + rho);
         else
             texts.push_back(d.name);

@@ -29,10 +29,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-bool HasRho(const IntegratorDescriptor& d) {
-    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
-}
-
 std::string Text(const std::string& name, double rho) {
     std::ostringstream os;
     os << name << ", " << rho;
@@ -54,7 +50,7 @@ std::vector<Case> FirstOrderCases() {
         auto probe = MakeIntegrator(d.name, reg);
         auto* fo = dynamic_cast<FirstOrderIntegrator*>(probe.get());
         if (!fo || fo->AmplificationMatrix(-1.0, 0.0).size() == 0) continue;
-        if (!HasRho(d)) {
+        if (!d.tunable) {
             out.push_back({d.name, std::move(probe), 0.0, d.fixed_rho_inf});
             continue;
         }
@@ -69,6 +65,26 @@ const FirstOrderIntegrator& Fo(const Case& c) {
 }
 
 }  // namespace
+
+TEST_CASE("the declared trait `tunable` agrees with the integrator and its parameters") {
+    const Registry& reg = GlobalRegistry();
+    for (const auto& d : reg.integrators()) {
+        INFO(d.name);
+        CHECK(d.tunable == (!d.parameters.empty() && d.parameters[0].name == "rho_inf"));
+        auto probe = MakeIntegrator(d.name, reg);
+        // A tunable keyword builds a tunable integrator (the converse need not hold: `bdf`
+        // is ms2 with rho_inf fixed at 0).
+        if (auto* fo = dynamic_cast<FirstOrderIntegrator*>(probe.get()); fo && d.tunable)
+            CHECK(fo->tunable());
+    }
+    // Registry::Add refuses a tunable method without rho_inf first.
+    Registry r;
+    IntegratorDescriptor bad;
+    bad.name = "bad";
+    bad.tunable = true;
+    bad.parameters = {{"alpha", "0", "[-1/3, 0]"}};
+    CHECK_THROWS_WITH_AS(r.Add(bad), doctest::Contains("not rho_inf"), RunError);
+}
 
 TEST_CASE("every first-order method: spectral radius rho_inf at h lambda -> -inf (1e-8)") {
     int tested = 0;

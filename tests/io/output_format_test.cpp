@@ -16,6 +16,7 @@
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 using namespace mbstep;
 
@@ -66,7 +67,7 @@ TEST_CASE("output numbers: to_chars gives what std::ostream wrote, every precisi
 }
 
 TEST_CASE("output orientation columns: all conventions, same text as through std::ostream") {
-    const Mat3 R = ExpSO3(Vec3(0.3, -1.1, 2.0));
+    const Mat3 R = so3::Exp(Vec3(0.3, -1.1, 2.0));
     std::ostringstream m;
     m << std::setprecision(8);
     for (int i = 0; i < 3; ++i)

@@ -28,7 +28,7 @@ Model MakeModel(std::mt19937& rng) {
         n.label = i + 1;
         n.kind = i < 2 ? NodeKind::kDynamic : NodeKind::kStatic;
         n.initial.x = Rand3(rng, 1.0);
-        n.initial.R = ExpSO3(Rand3(rng, 1.0));
+        n.initial.R = so3::Exp(Rand3(rng, 1.0));
         n.initial.v = Rand3(rng, 1.0);
         n.initial.w = Rand3(rng, 2.0);
         m.AddNode(n);
@@ -158,7 +158,7 @@ TEST_CASE("lie group: consistent initial conditions") {
     StructuralNode n;
     n.label = 1;
     n.initial.x = Vec3(0.2, 0.1, -0.9);
-    n.initial.R = ExpSO3(Vec3(0.3, -0.2, 0.5));
+    n.initial.R = so3::Exp(Vec3(0.3, -0.2, 0.5));
     const Vec3 o = n.initial.R.transpose() * (-n.initial.x);
     n.initial.w = Vec3(1.0, -2.0, 7.0);
     n.initial.v = n.initial.w.cross(n.initial.x);

@@ -21,6 +21,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
 #include "support/run_helpers.hpp"
@@ -269,7 +270,7 @@ TEST_CASE("beams: patch test and objectivity") {
     Deck deck = ReadDeckText(kPatchDeck, "patch.mbd", GlobalRegistry());
     std::vector<FrameState> s0;
     for (const auto& n : deck.model.nodes()) s0.push_back(n.initial);
-    const Mat3 Q = ExpSO3(Vec3(1.2, -2.1, 0.7));  // a large rotation (2.5 rad)
+    const Mat3 Q = so3::Exp(Vec3(1.2, -2.1, 0.7));  // a large rotation (2.5 rad)
     const Vec3 c(3., -1., 2.), u(0.3, 0.2, -0.1), Omega(0.5, -1.5, 2.);
     for (const auto& e : deck.model.elements()) {
         INFO(e->type());
@@ -279,10 +280,10 @@ TEST_CASE("beams: patch test and objectivity") {
         // A deformed, moving configuration, then rotated rigidly: its nodal forces rotate.
         std::vector<FrameState> d = s0;
         d[0].x += Vec3(-0.01, 0.03, 0.02);
-        d[0].R = ExpSO3(Vec3(0.1, -0.2, 0.15)) * d[0].R;
+        d[0].R = so3::Exp(Vec3(0.1, -0.2, 0.15)) * d[0].R;
         d[1].x += Vec3(0.02, -0.01, 0.04);
-        d[1].R = ExpSO3(Vec3(-0.3, 0.05, 0.1)) * d[1].R;
-        d[2].R = ExpSO3(Vec3(0.2, 0.3, -0.25)) * d[2].R;
+        d[1].R = so3::Exp(Vec3(-0.3, 0.05, 0.1)) * d[1].R;
+        d[2].R = so3::Exp(Vec3(0.2, 0.3, -0.25)) * d[2].R;
         for (auto& n : d) {
             n.v = Vec3(0.1, -0.2, 0.3) + n.x.cross(Vec3(0.05, 0.1, -0.02));
             n.w = Vec3(-0.4, 0.2, 0.1) + 0.3 * n.x;

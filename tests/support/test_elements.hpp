@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/model/element.hpp"
 
 namespace mbstep::test {
@@ -103,7 +104,7 @@ class FunctionElement final : public Element {
         if (c < 3)
             s.x[c] += e;
         else if (c < 6)
-            s.R = ExpSO3(Vec3::Unit(c - 3) * e) * s.R;
+            s.R = so3::Exp(Vec3::Unit(c - 3) * e) * s.R;
         else if (c < 9)
             s.v[c - 6] += e;
         else

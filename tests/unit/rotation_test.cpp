@@ -8,6 +8,8 @@
 #include <limits>
 #include <random>
 
+#include "mbstep/math/so3.hpp"
+
 using namespace mbstep;
 
 namespace {
@@ -27,7 +29,7 @@ TEST_CASE("CGR rotation is orthonormal and g(R(g)) = g") {
         CHECK((CgrFromRotation(R) - g).norm() < 1e-13 * (1 + g.norm()));
         // g = 2 tan(phi/2) e: compare with the exponential map of the same rotation.
         const double phi = 2.0 * std::atan(0.5 * g.norm());
-        CHECK((ExpSO3(phi * g.normalized()) - R).norm() < 1e-14);
+        CHECK((so3::Exp(phi * g.normalized()) - R).norm() < 1e-14);
     }
 }
 
@@ -36,7 +38,7 @@ TEST_CASE("CGR rotation matches the exponential map to second order for small an
     const Vec3 dir = Vec3(0.3, -0.5, 0.8).normalized();
     double previous = 0;
     for (double s : {1e-1, 1e-2, 1e-3}) {
-        const double err = (CgrRotation(s * dir) - ExpSO3(s * dir)).norm();
+        const double err = (CgrRotation(s * dir) - so3::Exp(s * dir)).norm();
         if (previous > 0) CHECK(previous / err == doctest::Approx(1000.0).epsilon(0.05));
         previous = err;
     }
@@ -132,7 +134,7 @@ TEST_CASE("exp and log of SO(3), both sides of the small-angle switch") {
     for (double scale : {1e-6, 5e-5, 1.5e-4, 1e-2, 1.0, 3.0}) {
         for (int k = 0; k < 10; ++k) {
             Vec3 phi = RandomVec(rng, 1.0).normalized() * scale;
-            const Mat3 R = ExpSO3(phi);
+            const Mat3 R = so3::Exp(phi);
             CHECK((R * R.transpose() - Mat3::Identity()).norm() < 1e-14);
             CHECK((LogSO3(R) - phi).norm() < 1e-12 * std::max(1.0, scale) + 1e-15);
             // Against Rodrigues' formula evaluated directly.

@@ -272,7 +272,7 @@ int Analyze(const std::vector<std::string>& args) {
         if (comma != std::string::npos) {
             // "NAME, RHO[, MORE]": labelled "NAME[, MORE]"; other parameters stay in the label.
             const std::string rest = text.substr(comma + 1);
-            if (!HasRhoParameter(*d)) {
+            if (!d->tunable) {
                 cases.push_back({text, d->name + "," + rest, ""});
                 continue;
             }
@@ -281,7 +281,7 @@ int Analyze(const std::vector<std::string>& args) {
                              TrimSpaces(rest.substr(0, next))});
             continue;
         }
-        if (!HasRhoParameter(*d)) {
+        if (!d->tunable) {
             if (!rhos.empty())
                 std::cerr << "mbstep analyze: " << d->name << " has no rho_inf; --rho ignored\n";
             cases.push_back({d->name, d->name, ""});

@@ -193,13 +193,13 @@ void PrintMethods(const Registry& r, std::ostream& os) {
         }
         // rho_inf: the parameter's range, or the declared value of a fixed method (tested).
         std::string rho;
-        if (HasRhoParameter(d))
+        if (d.tunable)
             rho = d.parameters[0].range;
         else if (analysable)
             rho = Number(d.fixed_rho_inf);
         // Stability.
         std::string stability = d.stability;
-        if (stability.empty() && analysable) stability = Stability(*fo, HasRhoParameter(d));
+        if (stability.empty() && analysable) stability = Stability(*fo, d.tunable);
         os << "| `" << d.name << "` | " << Cell(d.family) << " | " << Cell(steps) << " | "
            << Cell(d.order) << " | " << Cell(rho) << " | " << Cell(stability) << " | "
            << Cell(RunsOn(d, r)) << " | " << Cell(d.description) << " | " << Cell(d.reference)
@@ -208,10 +208,6 @@ void PrintMethods(const Registry& r, std::ostream& os) {
 }
 
 }  // namespace
-
-bool HasRhoParameter(const IntegratorDescriptor& d) {
-    return !d.parameters.empty() && d.parameters[0].name == "rho_inf";
-}
 
 void PrintPluginsMarkdown(const Registry& r, std::ostream& os) {
     os << "# Plugins\n\n"

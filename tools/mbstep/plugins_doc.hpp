@@ -9,10 +9,6 @@
 
 namespace mbstep {
 
-/// True for a method whose first parameter is its rho_inf (the tunable LMS, SS, ESDIRK and
-/// generalized-alpha families).
-bool HasRhoParameter(const IntegratorDescriptor& d);
-
 /// Writes docs/plugins.md: one Markdown table per plugin kind.
 void PrintPluginsMarkdown(const Registry& r, std::ostream& os);
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 #include "plot_script.hpp"
 #include "study_parts.hpp"
 
@@ -40,7 +41,7 @@ Mat3 MovOrientation(const double* c, int columns, OrientationOutput kind) {
         case OrientationOutput::kEuler321:
             return RotationFromEuler321(a * kRad);
         case OrientationOutput::kOrientationVector:
-            return ExpSO3(a);
+            return so3::Exp(a);
         case OrientationOutput::kEuler123:
         case OrientationOutput::kOrientationMatrix:  // 3 columns: not a matrix (caller checks)
             break;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 namespace mbstep::detail {
 
@@ -594,7 +595,7 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
         if (euler == 3) return RotationFromEuler321(Vec3(a1, a2, a3));
         return RotationFromEuler123(Vec3(a1, a2, a3));
     }
-    if (IsKeyword("vector") || IsKeyword("orientation vector")) return ExpSO3(GetVec3(w));
+    if (IsKeyword("vector") || IsKeyword("orientation vector")) return so3::Exp(GetVec3(w));
 
     // Two-vector form: vector i exact, vector j orthogonalised, the third by cross product.
     std::string_view t = text();

@@ -232,7 +232,7 @@ class Assembler {
             solver->Solve(d);
             for (int i = 0; i < nn; ++i) {
                 s_[i].x += d.segment<3>(6 * i);
-                s_[i].R = so3::Orthonormalize(ExpSO3(d.segment<3>(6 * i + 3)) * s_[i].R);
+                s_[i].R = so3::Orthonormalize(so3::Exp(d.segment<3>(6 * i + 3)) * s_[i].R);
             }
             for (int idx = 0; idx < np; ++idx)
                 lambda_[pos_rows_[idx].element][pos_rows_[idx].k] += d[6 * nn + idx];

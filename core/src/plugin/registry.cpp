@@ -69,6 +69,9 @@ void Registry::Add(ConstitutiveLawDescriptor d) {
     AddChecked(laws_, std::move(d), current_library_, "constitutive law");
 }
 void Registry::Add(IntegratorDescriptor d) {
+    if (d.tunable && (d.parameters.empty() || d.parameters[0].name != "rho_inf"))
+        throw RunError("integrator '" + d.name + "' (" + current_library_ +
+                       ") is declared tunable, but its first parameter is not rho_inf");
     AddChecked(integrators_, std::move(d), current_library_, "integrator");
 }
 void Registry::Add(FormulationDescriptor d) {

@@ -158,22 +158,6 @@ inline Mat3 CgrGTimesDerivative(const Vec3& g, const Vec3& a) {
     return D;
 }
 
-/// Rotation-vector exponential exp(skew(phi)).
-inline Mat3 ExpSO3(const Vec3& phi) {
-    const double a = phi.norm();
-    const Mat3 px = Skew(phi);
-    double s, c;  // sin(a)/a, (1-cos a)/a^2
-    if (a < 1e-4) {
-        const double a2 = a * a;
-        s = 1.0 - a2 / 6.0 + a2 * a2 / 120.0;
-        c = 0.5 - a2 / 24.0 + a2 * a2 / 720.0;
-    } else {
-        s = std::sin(a) / a;
-        c = (1.0 - std::cos(a)) / (a * a);
-    }
-    return Mat3::Identity() + s * px + c * px * px;
-}
-
 /// Rotation vector of R (|phi| <= pi).
 inline Vec3 LogSO3(const Mat3& R) {
     const double cos_a = std::clamp(0.5 * (R.trace() - 1.0), -1.0, 1.0);

@@ -80,6 +80,11 @@ struct IntegratorDescriptor {
     std::string description;  ///< one line
     std::string order;        ///< declared order, e.g. "2"
     std::vector<ParameterInfo> parameters;
+    /// A tunable method: its first parameter is rho_inf in [0, 1] (a drive), and its spectral
+    /// radius at h lambda -> -inf is that rho_inf (the registry tests run it at 0, 0.6, 1);
+    /// a method without it states `fixed_rho_inf`. Registry::Add refuses a tunable method
+    /// whose first parameter is not "rho_inf".
+    bool tunable{false};
     std::string reference;
     ProblemInterface requires_interface{ProblemInterface::kFirstOrderDae};
     /// The formulation a deck without `formulation:` runs on. First-order methods: `cgr`'s
