@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io_support.hpp"
+#include "mbstep/io/netcdf.hpp"
 
 using namespace mbstep;
 
@@ -215,7 +216,13 @@ std::vector<Row> Table() {
         {"default scale", B::kControlData, "default scale: all, 1.;", O::kWarns, none},
         {"model", B::kControlData, "model: static;", O::kActs,
          [](const Deck& d) { return d.model.static_model(); }},
-        {"output results", B::kControlData, "output results: netcdf;", O::kRefused, none},
+        // netcdf: read when built with NetCDF (netcdf_writer_test), else refused.
+        {"output results", B::kControlData, "output results: netcdf;",
+         NetcdfOutputAvailable() ? O::kActs : O::kRefused,
+         [](const Deck& d) { return d.settings.output_netcdf; }},
+        {"output results", B::kControlData, "output results: vtk;", O::kActs,
+         [](const Deck& d) { return d.settings.output_vtk; }},
+        {"output results", B::kControlData, "output results: adams;", O::kRefused, none},
         {"loadable path", B::kControlData, "loadable path: \"no-such-folder\";", O::kRefused, none},
         {"loadable path", B::kTop, "loadable path: set, \".\"; module load: \"no-such-module\";",
          O::kRefused, none},

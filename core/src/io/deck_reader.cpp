@@ -19,6 +19,7 @@
 
 #include "deck_parser.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/netcdf.hpp"
 #include "mbstep/model/driven_element.hpp"
 
 namespace mbstep {
@@ -910,16 +911,34 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     } else if (Is(key, "output results")) {
         // output results: <format> [, <format options>]; (MBDyn input manual, control data,
         // "Output results": MBDyn's formats are netcdf and, historically, adams and motion
-        // view); mbstep's `vtk` adds the VTK series (io/vtk.hpp) to the text files.
+        // view); `netcdf [, sync] [, no text]` adds PREFIX.nc in MBDyn's NetCDF layout
+        // (io/netcdf.hpp) and mbstep's `vtk` the VTK series (io/vtk.hpp) to the text files.
+        // `sync` is what mbstep does anyway (the .nc is synced whenever the text files are
+        // written); `no text` is ignored with a warning (the text files are always written).
         do {
             const SourceLocation at_f = in_.Where();
             const std::string format =
                 in_.GetKeyword("output results format", {"vtk", "netcdf", "adams", "motion view"});
-            if (format != "vtk")
+            if (format == "vtk") {
+                settings_.output_vtk = true;
+            } else if (format == "netcdf") {
+                if (!NetcdfOutputAvailable())
+                    in_.Fail(at_f,
+                             "'output results: netcdf' needs NetCDF, and this mbstep was built "
+                             "without NetCDF (configure with -DMBSTEP_WITH_NETCDF=ON and Debian's "
+                             "libnetcdf-dev installed)");
+                settings_.output_netcdf = true;
+                in_.IsKeyword("sync");
+                const SourceLocation at_o = in_.Where();
+                if (in_.IsKeyword("no text"))
+                    in_.Warn(at_o,
+                             "'no text' ignored: mbstep writes the text files besides the .nc");
+            } else {
                 in_.Fail(at_f, "'output results: " + format +
                                    "' is not supported (mbstep writes the text files and, with "
-                                   "'output results: vtk', a VTK series)");
-            settings_.output_vtk = true;
+                                   "'output results: netcdf' or 'vtk', a NetCDF file or a VTK "
+                                   "series)");
+            }
         } while (in_.HasArg());
     } else {
         std::vector<std::string> accepted = kCounts;
