@@ -6,6 +6,7 @@
 // `file:line:column:` and the reason.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -265,6 +266,82 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
         }
     }
     Ok(nc_close(ncid));
+}
+
+/// Records of the .nc on disk now (its header's record count, written by nc_sync).
+size_t RecordsOnDisk(const std::string& path) {
+    int ncid = -1;
+    Ok(nc_open(path.c_str(), NC_NOWRITE, &ncid));
+    size_t n = 0;
+    Ok(nc_inq_dimlen(ncid, 0, &n));
+    Ok(nc_close(ncid));
+    return n;
+}
+
+TEST_CASE("the .nc is written at the text files' flushes and ends on their step") {
+    const fs::path dir = fs::temp_directory_path() / "netcdf_writer_flush";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string prefix = (dir / "run").string();
+    auto count_lines = [](const std::string& path) {
+        std::ifstream f(path);
+        size_t n = 0;
+        for (std::string line; std::getline(f, line);) ++n;
+        return n;
+    };
+    // Interval 0: after every step the .nc has that step's record, as the .mov its two lines.
+    {
+        Deck deck =
+            ReadDeckText(DeckText("output results: netcdf;\n"), "run.mbd", GlobalRegistry());
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        opt.flush_interval = 0.0;
+        size_t step = 0;
+        opt.on_step = [&](double, const Formulation&) {
+            ++step;
+            CHECK(RecordsOnDisk(prefix + ".nc") == step);
+            CHECK(count_lines(prefix + ".mov") == 2 * step);
+        };
+        REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+        CHECK(step == 5);
+        CHECK(RecordsOnDisk(prefix + ".nc") == 5);
+    }
+    // An interval longer than the run: no record until the run ends, then all of them.
+    {
+        Deck deck =
+            ReadDeckText(DeckText("output results: netcdf;\n"), "run.mbd", GlobalRegistry());
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        opt.flush_interval = 1e9;
+        int calls = 0;
+        opt.on_step = [&](double, const Formulation&) {
+            ++calls;
+            CHECK(RecordsOnDisk(prefix + ".nc") == 0);
+            CHECK(count_lines(prefix + ".mov") == 0);
+        };
+        REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+        CHECK(calls == 5);
+        CHECK(RecordsOnDisk(prefix + ".nc") == 5);
+    }
+    // A stop request after step 2: the .nc ends on step 2 with the text files.
+    {
+        Deck deck =
+            ReadDeckText(DeckText("output results: netcdf;\n"), "run.mbd", GlobalRegistry());
+        std::atomic<int> stop{0};
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        opt.stop_request = &stop;
+        int calls = 0;
+        opt.on_step = [&](double, const Formulation&) {
+            if (++calls == 3) stop = 2;  // SIGINT, after step 2 (the first call is step 0)
+        };
+        CHECK_FALSE(Run(deck, opt, GlobalRegistry()).completed);
+        CHECK(count_lines(prefix + ".mov") == 2 * 3);
+        CHECK(RecordsOnDisk(prefix + ".nc") == 3);
+    }
 }
 
 TEST_CASE("a NetCDF file that cannot be created stops the run before it starts") {
