@@ -268,6 +268,52 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     Ok(nc_close(ncid));
 }
 
+TEST_CASE("output units name the units attributes as MBDyn composes them") {
+    struct Case {
+        const char* statement;
+        const char* x;
+        const char* v;
+        const char* w;
+        const char* t;
+        const char* f;
+        const char* m;
+    };
+    for (const Case& c : {
+             Case{"", "Length", "Velocity", "Angular velocity", "Time", "Force", "Moment"},
+             Case{"output units: MKS;\n", "m", "m s^-1", "rad s^-1", "s", "N", "N m"},
+             Case{"output units: CGS;\n", "cm", "cm s^-1", "rad s^-1", "s", "dyn", "dyn cm"},
+             Case{"output units: MMTMS;\n", "mm", "mm ms^-1", "rad ms^-1", "ms", "N", "N mm"},
+             Case{"output units: custom, length, \"ft\", mass, \"slug\", time, \"min\", "
+                  "current, \"A\", temperature, \"R\";\n",
+                  "ft", "ft min^-1", "rad min^-1", "min", "slug ft min^-2", "slug ft min^-2 ft"},
+         }) {
+        INFO(c.statement);
+        Deck deck = ReadDeckText(DeckText(std::string("output results: netcdf;\n") + c.statement),
+                                 "run.mbd", GlobalRegistry());
+        const fs::path dir = fs::temp_directory_path() / "netcdf_writer_units";
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const std::string prefix = (dir / "run").string();
+        deck.settings.final_time = 0.0;
+        RunOptions opt;
+        opt.output_prefix = prefix;
+        opt.progress = false;
+        Run(deck, opt, GlobalRegistry());
+        int ncid = -1;
+        Ok(nc_open((prefix + ".nc").c_str(), NC_NOWRITE, &ncid));
+        CHECK(Text(ncid, Var(ncid, "node.struct.2.X"), "units") == c.x);
+        CHECK(Text(ncid, Var(ncid, "node.struct.2.XP"), "units") == c.v);
+        CHECK(Text(ncid, Var(ncid, "node.struct.2.Omega"), "units") == c.w);
+        CHECK(Text(ncid, Var(ncid, "time"), "units") == c.t);
+        CHECK(Text(ncid, Var(ncid, "run.timestep"), "units") == c.t);
+        CHECK(Text(ncid, Var(ncid, "run.step"), "units") == "Dimensionless");
+        CHECK(Text(ncid, Var(ncid, "elem.joint.1.F"), "units") == c.f);
+        CHECK(Text(ncid, Var(ncid, "elem.joint.1.m"), "units") == c.m);
+        CHECK(Text(ncid, Var(ncid, "node.struct.2.Phi"), "units") == "radian");
+        Ok(nc_close(ncid));
+    }
+}
+
 /// Records of the .nc on disk now (its header's record count, written by nc_sync).
 size_t RecordsOnDisk(const std::string& path) {
     int ncid = -1;

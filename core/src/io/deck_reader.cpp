@@ -897,12 +897,31 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         in_.Warn(where,
                  "'print:' ignored: the .log has the model summary, and Newton failures "
                  "name their equation by node and element");
-    } else if (IsAny(key,
-                     {"output units", "make restart file", "select timeout", "default scale"})) {
+    } else if (IsAny(key, {"make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
         in_.Warn(where, "'" + keyword +
                             "' has no effect in mbstep (SI units as given, no restart "
                             "files, no sockets, no equation scaling)");
+    } else if (Is(key, "output units")) {
+        // output units: MKS | CGS | MMTMS | MMKGMS
+        //     | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";
+        // (MBDyn input manual, control data, "Output units"; mbdyn/base/output.cc
+        // OutputHandler::ReadOutputUnits): only names the units of the NetCDF attributes.
+        RunSettings::OutputUnits& u = settings_.output_units;
+        u.system = in_.GetKeyword("output units", {"MKS", "CGS", "MMTMS", "MMKGMS", "custom"});
+        if (u.system == "custom")
+            for (auto [name, value] : {std::pair<const char*, std::string*>{"length", &u.length},
+                                       {"mass", &u.mass},
+                                       {"time", &u.time},
+                                       {"current", &u.current},
+                                       {"temperature", &u.temperature}}) {
+                const SourceLocation at_u = in_.Where();
+                if (!in_.IsKeyword(name))
+                    in_.Fail(at_u, std::string("custom output units: expected '") + name +
+                                       "', then its unit as a string (MBDyn's order: length, "
+                                       "mass, time, current, temperature)");
+                *value = in_.GetString(std::string(name) + " unit");
+            }
     } else if (Is(key, "model")) {
         // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
         // every structural node static and solves the static problem at each time step, time

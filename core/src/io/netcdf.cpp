@@ -28,15 +28,46 @@ bool NetcdfOutputAvailable() {
 
 namespace {
 
-// MBDyn's names of the physical dimensions, its units attributes when the deck gives no
-// `output units` (mbdyn/base/output.cc, DimensionNames and SetUnspecifiedUnits).
-constexpr const char* kDimensionless = "Dimensionless";
-constexpr const char* kTime = "Time";
-constexpr const char* kLength = "Length";
-constexpr const char* kVelocity = "Velocity";
-constexpr const char* kAngularVelocity = "Angular velocity";
-constexpr const char* kForce = "Force";
-constexpr const char* kMoment = "Moment";
+/// The units attributes of the dimensions mbstep writes, as MBDyn names them
+/// (mbdyn/base/output.cc): without `output units` the dimension's name (DimensionNames,
+/// SetUnspecifiedUnits); with a unit system its base units, the derived ones composed as
+/// SetDerivedUnits does, and the names SetMKSUnits, SetCGSUnits, ... give Force and Moment.
+struct UnitNames {
+    std::string dimensionless{"Dimensionless"}, time{"Time"}, length{"Length"},
+        velocity{"Velocity"}, angular_velocity{"Angular velocity"}, force{"Force"},
+        moment{"Moment"};
+};
+
+UnitNames MakeUnitNames(const RunSettings::OutputUnits& u) {
+    UnitNames n;
+    if (u.system.empty()) return n;
+    std::string mass;
+    if (u.system == "MKS") {
+        n.length = "m", mass = "kg", n.time = "s";
+    } else if (u.system == "CGS") {
+        n.length = "cm", mass = "kg", n.time = "s";
+    } else if (u.system == "MMTMS") {
+        n.length = "mm", mass = "ton", n.time = "ms";
+    } else if (u.system == "MMKGMS") {
+        n.length = "mm", mass = "kg", n.time = "ms";
+    } else {  // custom
+        n.length = u.length, mass = u.mass, n.time = u.time;
+    }
+    n.velocity = n.length + " " + n.time + "^-1";
+    n.angular_velocity = "rad " + n.time + "^-1";
+    n.force = mass + " " + n.length + " " + n.time + "^-2";
+    n.moment = n.force + " " + n.length;
+    if (u.system == "MKS") {
+        n.force = "N", n.moment = "N m";
+    } else if (u.system == "CGS") {
+        n.force = "dyn", n.moment = "dyn cm";
+    } else if (u.system == "MMTMS") {
+        n.force = "N", n.moment = "N mm";
+    } else if (u.system == "MMKGMS") {
+        n.force = "kN", n.moment = "N m";
+    }
+    return n;
+}
 
 /// A node's or joint's values of one record: where they start in the record and how many.
 struct Slot {
@@ -93,7 +124,7 @@ void PutText(int ncid, int var, const std::string& path, const char* name,
 
 /// MBDyn's CreateVar<T>(name, dimension, description): attributes units, type, description.
 int DefineVar(int ncid, const std::string& path, const std::string& name, nc_type type,
-              const std::vector<int>& dims, const char* units, const char* type_name,
+              const std::vector<int>& dims, const std::string& units, const char* type_name,
               const std::string& description) {
     int var = -1;
     Check(nc_def_var(ncid, name.c_str(), type, static_cast<int>(dims.size()), dims.data(), &var),
@@ -167,16 +198,17 @@ NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
     Check(nc_def_dim(ncid, "time", NC_UNLIMITED, &dim_time), path_, "dimension time");
     Check(nc_def_dim(ncid, "Vec1", 1, &dim_v1), path_, "dimension Vec1");
     Check(nc_def_dim(ncid, "Vec3", 3, &dim_v3), path_, "dimension Vec3");
+    const UnitNames units = MakeUnitNames(settings.output_units);
     // DataManager::OutputPrepare.
-    m.var_step = DefineVar(ncid, path_, "run.step", NC_INT, {dim_time}, kDimensionless, "integer",
-                           "time step index");
-    m.var_time = DefineVar(ncid, path_, "time", NC_DOUBLE, {dim_time}, kTime, "doublereal",
+    m.var_step = DefineVar(ncid, path_, "run.step", NC_INT, {dim_time}, units.dimensionless,
+                           "integer", "time step index");
+    m.var_time = DefineVar(ncid, path_, "time", NC_DOUBLE, {dim_time}, units.time, "doublereal",
                            "simulation time");
-    m.var_dt = DefineVar(ncid, path_, "run.timestep", NC_DOUBLE, {dim_time}, kTime, "doublereal",
-                         "integration time step");
+    m.var_dt = DefineVar(ncid, path_, "run.timestep", NC_DOUBLE, {dim_time}, units.time,
+                         "doublereal", "integration time step");
     const std::vector<int> vec3{dim_time, dim_v3};
-    auto add_vec3 = [&](const std::string& name, const char* units, const std::string& what) {
-        const int var = DefineVar(ncid, path_, name, NC_DOUBLE, vec3, units, "Vec3", what);
+    auto add_vec3 = [&](const std::string& name, const std::string& unit, const std::string& what) {
+        const int var = DefineVar(ncid, path_, name, NC_DOUBLE, vec3, unit, "Vec3", what);
         m.slots.push_back(Slot{var, m.stride, 3});
         m.stride += 3;
         names_.push_back(name);
@@ -187,7 +219,7 @@ NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
         DefineKind(ncid, path_, base, dim_v1, kind);
         names_.push_back(base);
         const int first = static_cast<int>(m.slots.size());
-        add_vec3(base + ".X", kLength, "global position vector (X, Y, Z)");
+        add_vec3(base + ".X", units.length, "global position vector (X, Y, Z)");
         // OutputHandler::CreateRotationVar(name, "", od, "global").
         if (o == OrientationOutput::kOrientationMatrix) {
             const std::string name = base + ".R";
@@ -205,8 +237,8 @@ NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
                      std::string("global orientation Euler angles (") + EulerSequence(o) +
                          ") (E_X, E_Y, E_Z)");
         }
-        add_vec3(base + ".XP", kVelocity, "global velocity vector (v_X, v_Y, v_Z)");
-        add_vec3(base + ".Omega", kAngularVelocity,
+        add_vec3(base + ".XP", units.velocity, "global velocity vector (v_X, v_Y, v_Z)");
+        add_vec3(base + ".Omega", units.angular_velocity,
                  "global angular velocity vector (omega_X, omega_Y, omega_Z)");
         return first;
     };
@@ -236,10 +268,10 @@ NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
         DefineKind(ncid, path_, base, dim_v1, el.type());
         names_.push_back(base);
         const int slot = static_cast<int>(m.slots.size());
-        add_vec3(base + ".f", kForce, "local reaction force (fx, fy, fz)");
-        add_vec3(base + ".m", kMoment, "local reaction moment (mx, my, mz)");
-        add_vec3(base + ".F", kForce, "global reaction force (FX, FY, FZ)");
-        add_vec3(base + ".M", kMoment, "global reaction moment (MX, MY, MZ)");
+        add_vec3(base + ".f", units.force, "local reaction force (fx, fy, fz)");
+        add_vec3(base + ".m", units.moment, "local reaction moment (mx, my, mz)");
+        add_vec3(base + ".F", units.force, "global reaction force (FX, FY, FZ)");
+        add_vec3(base + ".M", units.moment, "global reaction moment (MX, MY, MZ)");
         m.joints.push_back({static_cast<int>(e), slot});
     }
     Check(nc_enddef(ncid), path_, "header");

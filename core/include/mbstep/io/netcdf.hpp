@@ -26,10 +26,12 @@
 //   elem.joint.<label>.F, .M     double [time, Vec3]  global reaction force, moment
 // Nodes and dummy nodes with output, in the .mov's order; the joints are the elements of
 // statement `joint` whose .jnt line has MBDyn's layout (label, f, m, F, M, ...): their values
-// are that line's columns 2-13 at 17 significant digits. The units attributes are MBDyn's
-// names of the physical dimensions ("Length", "Velocity", "Angular velocity", "Time",
-// "Force", "Moment", "Dimensionless"), which MBDyn writes when no `output units` are given;
-// the orientation's are MBDyn's fixed "-", "radian", "deg".
+// are that line's columns 2-13 at 17 significant digits. The units attributes are MBDyn's:
+// without `output units` the names of the physical dimensions ("Length", "Velocity", "Angular
+// velocity", "Time", "Force", "Moment", "Dimensionless"); with `output units` (MKS, CGS,
+// MMTMS, MMKGMS, custom) the system's units, composed as MBDyn composes them ("m", "m s^-1",
+// "rad s^-1", "s", "N", "N m" for MKS); the orientation's are MBDyn's fixed "-", "radian",
+// "deg". No value is converted.
 // Each output step is kept in memory and written at Flush (one nc_put_vara per variable for
 // all the steps since the last Flush, then nc_sync), so the .nc ends on the same step as the
 // text files.
