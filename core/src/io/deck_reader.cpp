@@ -900,8 +900,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     } else if (IsAny(key, {"make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
         in_.Warn(where, "'" + keyword +
-                            "' has no effect in mbstep (SI units as given, no restart "
-                            "files, no sockets, no equation scaling)");
+                            "' has no effect in mbstep (no restart files, no sockets, no "
+                            "equation scaling)");
     } else if (Is(key, "output units")) {
         // output units: MKS | CGS | MMTMS | MMKGMS
         //     | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";
