@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io_support.hpp"
+#include "mbstep/io/netcdf.hpp"
 
 using namespace mbstep;
 
@@ -209,13 +210,27 @@ std::vector<Row> Table() {
          [](const Deck& d) { return d.settings.assembly_use_bodies; }},
         {"use", B::kControlData, "use: loadable elements, in assembly;", O::kWarns, none},
         {"print", B::kControlData, "print: dof stats;", O::kWarns, none},
-        {"output units", B::kControlData, "output units: SI;", O::kWarns, none},
+        {"output units", B::kControlData, "output units: MKS;", O::kActs,
+         [](const Deck& d) { return d.settings.output_units.system == "MKS"; }},
+        {"output units", B::kControlData,
+         "output units: custom, length, \"ft\", mass, \"lb\", time, \"s\", current, \"A\", "
+         "temperature, \"K\";",
+         O::kActs, [](const Deck& d) { return d.settings.output_units.length == "ft"; }},
+        {"output units", B::kControlData, "output units: SI;", O::kRefused, none},
+        {"output units", B::kControlData, "output units: custom, length, \"ft\";", O::kRefused,
+         none},
         {"make restart file", B::kControlData, "make restart file;", O::kWarns, none},
         {"select timeout", B::kControlData, "select timeout: 5;", O::kWarns, none},
         {"default scale", B::kControlData, "default scale: all, 1.;", O::kWarns, none},
         {"model", B::kControlData, "model: static;", O::kActs,
          [](const Deck& d) { return d.model.static_model(); }},
-        {"output results", B::kControlData, "output results: netcdf;", O::kRefused, none},
+        // netcdf: read when built with NetCDF (netcdf_writer_test), else refused.
+        {"output results", B::kControlData, "output results: netcdf;",
+         NetcdfOutputAvailable() ? O::kActs : O::kRefused,
+         [](const Deck& d) { return d.settings.output_netcdf; }},
+        {"output results", B::kControlData, "output results: vtk;", O::kActs,
+         [](const Deck& d) { return d.settings.output_vtk; }},
+        {"output results", B::kControlData, "output results: adams;", O::kRefused, none},
         {"loadable path", B::kControlData, "loadable path: \"no-such-folder\";", O::kRefused, none},
         {"loadable path", B::kTop, "loadable path: set, \".\"; module load: \"no-such-module\";",
          O::kRefused, none},

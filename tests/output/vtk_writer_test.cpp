@@ -243,7 +243,8 @@ TEST_CASE("the .pvd is a complete document after every Flush") {
 }
 
 TEST_CASE("output results: other formats are refused with a message") {
-    for (const char* format : {"netcdf", "adams", "motion view"}) {
+    // netcdf: netcdf_writer_test (accepted when built with NetCDF, else refused).
+    for (const char* format : {"adams", "motion view"}) {
         INFO(format);
         try {
             ReadDeckText(DeckText(std::string("output results: ") + format + ";\n"), "bad.mbd",

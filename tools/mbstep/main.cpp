@@ -1,7 +1,7 @@
 // mbstep — command-line front end.
 //   mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]
 //              [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output] [--vtk]
-//              [--flush-interval SECONDS] [--threads N] [--quiet]
+//              [--netcdf] [--flush-interval SECONDS] [--threads N] [--quiet]
 //   mbstep plot RUN_PREFIX... (--node L [--what W] | --csv COL | --joint L [--what W])
 //              [-o PNG] [--data-out CSV]   (plot.hpp)
 //   mbstep plugins [--markdown]
@@ -25,6 +25,7 @@
 #include "mbstep/integrator/first_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
+#include "mbstep/io/netcdf.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
 #include "plot.hpp"
@@ -40,7 +41,7 @@ namespace {
 const char* kUsage =
     "usage: mbstep run DECK [--method NAME [--rho R]] [--formulation NAME] [--time-step H]\n"
     "                  [--final-time T] [--tolerance TOL] [--output|-o PREFIX] [--no-output]\n"
-    "                  [--vtk] [--flush-interval SECONDS] [--threads N] [--quiet]\n"
+    "                  [--vtk] [--netcdf] [--flush-interval SECONDS] [--threads N] [--quiet]\n"
     "       mbstep plot RUN_PREFIX... (--node L [--what position|rotation|velocity|omega] |\n"
     "                  --csv COLUMN | --joint L [--what W]) [-o PNG] [--data-out CSV]\n"
     "       mbstep plugins [--markdown]\n"
@@ -404,6 +405,9 @@ int RunCommand(const std::vector<std::string>& args) {
         "output,o", po::value<std::string>(),
         "output prefix (default: the deck path without .mbd)")("no-output", "write no output file")(
         "vtk", "also write the VTK series PREFIX.pvd + PREFIX-vtk/ (as output results: vtk)")(
+        "netcdf",
+        "also write PREFIX.nc in MBDyn's NetCDF layout (as output results: netcdf; needs mbstep "
+        "built with NetCDF)")(
         "flush-interval", po::value<double>()->default_value(1.0),
         "seconds of wall time between writes of the output files (0: after every step)")(
         "threads", po::value<int>()->default_value(1), "assembly threads")(
@@ -472,6 +476,14 @@ int RunCommand(const std::vector<std::string>& args) {
     options.progress = !vm.count("quiet");
     options.write_output = !vm.count("no-output");
     if (vm.count("vtk")) deck.settings.output_vtk = true;
+    if (vm.count("netcdf")) {
+        if (!NetcdfOutputAvailable()) {
+            std::cerr << "mbstep run: --netcdf: this mbstep was built without NetCDF (configure "
+                         "with -DMBSTEP_WITH_NETCDF=ON and Debian's libnetcdf-dev installed)\n";
+            return 2;
+        }
+        deck.settings.output_netcdf = true;
+    }
     options.flush_interval = vm["flush-interval"].as<double>();
     if (!(options.flush_interval >= 0.0)) {
         std::cerr << "mbstep run: --flush-interval must be zero or positive\n";

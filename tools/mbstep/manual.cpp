@@ -83,14 +83,16 @@ reported in one run (up to 20), the first one locating the error.
 | `default output: all | none | structural nodes | abstract nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
 | `output frequency: n;`, `output meter: meter, t0, tf | forever, steps, n;` | output every n steps (the meter: only for t0 <= t <= tf) |
 | `output precision: n;` | digits of the text outputs (1..17) |
-| `output results: vtk;` | mbstep's: also the VTK series `PREFIX.pvd` + `PREFIX-vtk/step-N.vtu` (as `run --vtk`); MBDyn's `netcdf`, `adams`, `motion view` refused |
+| `output results: netcdf [, sync] [, no text];` | also `PREFIX.nc` in MBDyn's NetCDF layout (as `run --netcdf`; below); refused, with that reason, by an mbstep built without NetCDF (CMake `MBSTEP_WITH_NETCDF`); `sync` is what mbstep does anyway, `no text` warns (the text files are always written) |
+| `output results: vtk;` | mbstep's: also the VTK series `PREFIX.pvd` + `PREFIX-vtk/step-N.vtu` (as `run --vtk`); MBDyn's `adams`, `motion view` refused |
 | `model: static | dynamic;` | MBDyn's static solution (`cgr` formulations) |
 | `skip initial joint assembly;` | the initial joint assembly is on by default |
 | `tolerance`, `max iterations` | of the initial joint assembly (defaults 1e-6, 1) |
 | `initial stiffness: kp [, kv];`, `omega rotates: yes|no;` | penalties and options of the assembly |
 | `use: rigid bodies | gravity | forces | beams, in assembly;` | elements used by the assembly (joints and beams always) |
 | `title: "...";` | heads the model summary in the `.log` |
-| `print: ...;`, `output units`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
+| `output units: MKS | CGS | MMTMS | MMKGMS | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";` | the units the `.nc`'s `units` attributes name (MBDyn's); nothing is converted |
+| `print: ...;`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
 | `air properties`, `rigid body kinematics` | refused |
 
 ## nodes
@@ -150,6 +152,7 @@ const char* kOutputs = R"(## Output files
 | `.jnt` | joint and spring reactions (MBDyn's layout: label, force and couple in the joint frame, then global) |
 | `.act` | beam section forces: label, then F and M of each evaluation point in its section frame |
 | `.csv` | time, kinetic, potential, total energy, momentum, angular momentum, constraint violation, iterations |
+| `.nc` | with `run --netcdf` or `output results: netcdf;` (mbstep built with NetCDF): MBDyn's NetCDF layout, netCDF classic format, one record of the unlimited dimension `time` per output step (the `.mov`'s steps). Variables: `run.step` (int), `time`, `run.timestep`; per structural or dummy node with output `node.struct.<label>` (attribute `type`: `dynamic`, `static` or `dummy`) and `node.struct.<label>.X`, the orientation as the `.mov` writes it (`.R` the matrix as [time, Vec3, Vec3] holding R11, R21, R31, R12, ... as MBDyn stores it; `.Phi` the rotation vector in radian; `.E` Euler angles in deg, the sequence in the description), `.XP`, `.Omega`; per joint or spring with a `.jnt` line `elem.joint.<label>` (attribute `type`: the deck keyword) and `elem.joint.<label>.f`, `.m` (local reaction force and moment, the `.jnt`'s columns 2-7), `.F`, `.M` (global, columns 8-13). Every variable has MBDyn's attributes `units`, `type`, `description`; the units are MBDyn's: without `output units` the dimension names (`Length`, `Velocity`, `Angular velocity`, `Time`, `Force`, `Moment`), with it the system's (MKS: `m`, `m s^-1`, `rad s^-1`, `s`, `N`, `N m`). The values are the full doubles. MBDyn's joint-specific variables after `.M` (a hinge's relative rotation, ...) and the inertia, force and beam variables are not written |
 | `.pvd`, `-vtk/step-N.vtu` | with `run --vtk` or `output results: vtk;`: a VTK XML time series for ParaView. The `.pvd` lists one `.vtu` per output step with its time; each `.vtu` holds the nodes as points (point data `label`, `velocity`, `angular_velocity`, `axis_1..3` = the columns of R) and as vertex cells, and the elements on structural nodes as cells (a vertex, a line, a polyline through their nodes, or one line per beam segment) with cell data `label`, `kind` (0 node, 1 body, 2 joint, 3 beam, 4 force or couple, 5 other element: a ParaView Threshold on it shows one kind), `force`, `moment` (global frame: a joint's reaction on its first node, as in the `.jnt`; a beam segment's internal force and moment at its evaluation point) |
 
 The files are written together, at a step boundary, every `--flush-interval` seconds of wall

@@ -19,6 +19,7 @@
 
 #include "deck_parser.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/netcdf.hpp"
 #include "mbstep/model/driven_element.hpp"
 
 namespace mbstep {
@@ -896,12 +897,31 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         in_.Warn(where,
                  "'print:' ignored: the .log has the model summary, and Newton failures "
                  "name their equation by node and element");
-    } else if (IsAny(key,
-                     {"output units", "make restart file", "select timeout", "default scale"})) {
+    } else if (IsAny(key, {"make restart file", "select timeout", "default scale"})) {
         in_.SkipArguments();
         in_.Warn(where, "'" + keyword +
-                            "' has no effect in mbstep (SI units as given, no restart "
-                            "files, no sockets, no equation scaling)");
+                            "' has no effect in mbstep (no restart files, no sockets, no "
+                            "equation scaling)");
+    } else if (Is(key, "output units")) {
+        // output units: MKS | CGS | MMTMS | MMKGMS
+        //     | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";
+        // (MBDyn input manual, control data, "Output units"; mbdyn/base/output.cc
+        // OutputHandler::ReadOutputUnits): only names the units of the NetCDF attributes.
+        RunSettings::OutputUnits& u = settings_.output_units;
+        u.system = in_.GetKeyword("output units", {"MKS", "CGS", "MMTMS", "MMKGMS", "custom"});
+        if (u.system == "custom")
+            for (auto [name, value] : {std::pair<const char*, std::string*>{"length", &u.length},
+                                       {"mass", &u.mass},
+                                       {"time", &u.time},
+                                       {"current", &u.current},
+                                       {"temperature", &u.temperature}}) {
+                const SourceLocation at_u = in_.Where();
+                if (!in_.IsKeyword(name))
+                    in_.Fail(at_u, std::string("custom output units: expected '") + name +
+                                       "', then its unit as a string (MBDyn's order: length, "
+                                       "mass, time, current, temperature)");
+                *value = in_.GetString(std::string(name) + " unit");
+            }
     } else if (Is(key, "model")) {
         // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
         // every structural node static and solves the static problem at each time step, time
@@ -910,16 +930,34 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
     } else if (Is(key, "output results")) {
         // output results: <format> [, <format options>]; (MBDyn input manual, control data,
         // "Output results": MBDyn's formats are netcdf and, historically, adams and motion
-        // view); mbstep's `vtk` adds the VTK series (io/vtk.hpp) to the text files.
+        // view); `netcdf [, sync] [, no text]` adds PREFIX.nc in MBDyn's NetCDF layout
+        // (io/netcdf.hpp) and mbstep's `vtk` the VTK series (io/vtk.hpp) to the text files.
+        // `sync` is what mbstep does anyway (the .nc is synced whenever the text files are
+        // written); `no text` is ignored with a warning (the text files are always written).
         do {
             const SourceLocation at_f = in_.Where();
             const std::string format =
                 in_.GetKeyword("output results format", {"vtk", "netcdf", "adams", "motion view"});
-            if (format != "vtk")
+            if (format == "vtk") {
+                settings_.output_vtk = true;
+            } else if (format == "netcdf") {
+                if (!NetcdfOutputAvailable())
+                    in_.Fail(at_f,
+                             "'output results: netcdf' needs NetCDF, and this mbstep was built "
+                             "without NetCDF (configure with -DMBSTEP_WITH_NETCDF=ON and Debian's "
+                             "libnetcdf-dev installed)");
+                settings_.output_netcdf = true;
+                in_.IsKeyword("sync");
+                const SourceLocation at_o = in_.Where();
+                if (in_.IsKeyword("no text"))
+                    in_.Warn(at_o,
+                             "'no text' ignored: mbstep writes the text files besides the .nc");
+            } else {
                 in_.Fail(at_f, "'output results: " + format +
                                    "' is not supported (mbstep writes the text files and, with "
-                                   "'output results: vtk', a VTK series)");
-            settings_.output_vtk = true;
+                                   "'output results: netcdf' or 'vtk', a NetCDF file or a VTK "
+                                   "series)");
+            }
         } while (in_.HasArg());
     } else {
         std::vector<std::string> accepted = kCounts;

@@ -117,6 +117,10 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
         vtk_ = std::make_unique<VtkSeriesWriter>(prefix, model, settings.output_precision);
         files_.push_back(vtk_->pvd_path());
     }
+    if (settings.output_netcdf) {
+        netcdf_ = std::make_unique<NetcdfWriter>(prefix, model, settings);
+        files_.push_back(netcdf_->path());
+    }
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
@@ -186,6 +190,7 @@ void OutputWriter::Flush() {
         f->buffer.clear();
     }
     if (vtk_) vtk_->Flush();
+    if (netcdf_) netcdf_->Flush();
     deadline_ns_ = MonotonicNanoseconds() + interval_ns_;
 }
 
@@ -264,6 +269,10 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
             vtk_->AddStep(
                 step, t, states, [&f](int e) { return f.multipliers(e); },
                 model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero());
+        if (netcdf_)
+            netcdf_->AddStep(
+                step, t, dt, states, [&f](int e) { return f.multipliers(e); },
+                model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero());
         const Invariants inv = f.ComputeInvariants();
         o = line;
         for (double v :
@@ -290,6 +299,7 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
     size_t buffered = 0;
     for (const auto& file : open_) buffered += file->buffer.size();
     if (vtk_) buffered += vtk_->buffered();
+    if (netcdf_) buffered += netcdf_->buffered();
     if (interval_ns_ == 0 || buffered >= kMaxBuffered || MonotonicNanoseconds() >= deadline_ns_)
         Flush();
 }

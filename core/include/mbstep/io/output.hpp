@@ -11,6 +11,7 @@
 //   <prefix>.csv  time, kinetic, potential, total energy, momentum, angular momentum,
 //                 constraint violation, iterations
 //   <prefix>.pvd and <prefix>-vtk/  the VTK series (RunSettings::output_vtk; io/vtk.hpp)
+//   <prefix>.nc   MBDyn's NetCDF layout (RunSettings::output_netcdf; io/netcdf.hpp)
 // Lines are formatted into one buffer per file (mbstep/io/number_format.hpp) and the buffers are
 // written together, one write(2) per file, at a step boundary: when `flush interval` seconds of
 // wall time have passed since the last write (0: after every step), when the buffers hold
@@ -27,6 +28,7 @@
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/netcdf.hpp"
 #include "mbstep/io/settings.hpp"
 #include "mbstep/io/vtk.hpp"
 
@@ -84,6 +86,7 @@ class OutputWriter {
     File *mov_, *out_, *log_, *csv_;
     File* abs_{nullptr};                    // models with abstract nodes
     std::unique_ptr<VtkSeriesWriter> vtk_;  // output results: vtk
+    std::unique_ptr<NetcdfWriter> netcdf_;  // output results: netcdf
     // Element output files (.jnt, .act, ...): their extensions, streams, and each element's
     // file index (-1: it writes none).
     std::vector<std::string> element_ext_;

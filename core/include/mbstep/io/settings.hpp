@@ -86,6 +86,16 @@ struct RunSettings {
     /// `output results: vtk` (or `mbstep run --vtk`): the VTK series (io/vtk.hpp) besides the
     /// text files.
     bool output_vtk{false};
+    /// `output results: netcdf` (or `mbstep run --netcdf`): PREFIX.nc in MBDyn's NetCDF layout
+    /// (io/netcdf.hpp) besides the text files; only when built with NetCDF.
+    bool output_netcdf{false};
+    /// `output units: MKS | CGS | MMTMS | MMKGMS | custom, length, "..", mass, "..", time, "..",
+    /// current, "..", temperature, "..";` (MBDyn's control data "Output units"): the units
+    /// the NetCDF attributes name (io/netcdf.hpp). No value is converted.
+    struct OutputUnits {
+        std::string system;  ///< as read ("MKS", ..., "custom"); empty: none given
+        std::string length, mass, time, current, temperature;  ///< custom's
+    } output_units;
     bool default_output{true};   ///< `default output:` for structural nodes
     bool abstract_output{true};  ///< `default output:` for abstract nodes (.abs)
     /// `default output:` of element kinds by statement ("joint", "beam3", ...; absent: on).
