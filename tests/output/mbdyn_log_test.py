@@ -117,8 +117,8 @@ TWO_NODE_28 = ["sphericalhinge", "sphericalpin", "revolutehinge", "revolutepin",
 LAYOUT = {k: ([2, 15], 28) for k in TWO_NODE_28}
 LAYOUT.update({
     "totaljoint": ([2, 24], 58), "totalpinjoint": ([2], 57), "body": ([2], 16),
-    "beam3": ([2, 6, 10], 14), "beam2": ([2, 6], 10), "rod": ([2, 6], 9),
-    "distance": ([2, 6], 9),
+    "beam3": ([2, 6, 10], 14), "beam2": ([2, 6], 10), "rod": ([2, 6], 10),
+    "distance": ([2, 6], 10),
     "structural absolute force": ([4], 8), "structural follower force": ([4], 8),
     "structural absolute couple": ([4], 8), "structural follower couple": ([4], 8),
 })
