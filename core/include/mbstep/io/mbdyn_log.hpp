@@ -14,10 +14,11 @@
 //   (3) struct node dofs|eqs|momentum dofs|momentum eqs: <index> ... and
 //       struct node labels: <label> ..., each repeated as `struct displacement node ...`:
 //       the 0-based index of each node's first unknown and equation in MBDyn's own numbering
-//       (DataManager::DofInit, mbdyn/base/dataman2.cc): the nodes in deck order after the
-//       abstract nodes (one unknown each), a static node 6 unknowns (dofs = eqs = its first
-//       index), a dynamic node 12 (dofs = d, eqs = d + 6, momentum dofs = d + 6, momentum
-//       eqs = d; static nodes have no momentum entry)
+//       (DataManager::DofInit, mbdyn/base/dataman2.cc): the nodes in deck order, a static node
+//       6 unknowns (dofs = eqs = its first index), a dynamic node 12 (dofs = d, eqs = d + 6,
+//       momentum dofs = d + 6, momentum eqs = d; static nodes have no momentum entry), as
+//       MBDyn's .log of its test decks has them; abstract nodes are counted before them, one
+//       unknown each (MBDyn numbers abstract nodes first; not checked against an MBDyn .log)
 //
 // Fields are separated by one space; a vector is its 3 components, a matrix its 9 entries row
 // by row (MBDyn's Vec3 and Mat3x3 operator<<). Readers split a line on spaces and dispatch on
