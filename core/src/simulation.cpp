@@ -21,6 +21,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/output.hpp"
 #include "mbstep/model/initial_assembly.hpp"
 #include "mbstep/solver/linear_solver.hpp"
@@ -250,12 +251,17 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         if (ec)
             throw RunError("cannot create the output folder " + dir.string() + ": " + ec.message());
     }
-    // `abort after: input`: the model summary only (MBDyn stops after reading the input).
+    // MBDyn's model lines of the .log (io/mbdyn_log.hpp), from the state as read from the deck:
+    // MBDyn writes them while it reads the input, before the initial joint assembly.
+    const std::string mbdyn_log =
+        options.write_output ? MbdynModelLog(deck.model, rs.output_every, rs.output_precision)
+                             : std::string();
+    // `abort after: input`: the model lines only (MBDyn stops after reading the input).
     if (rs.abort_after == "input") {
         if (options.write_output) {
             std::ofstream log(prefix + ".log");
             if (!log) throw RunError("cannot open output file " + prefix + ".log");
-            log << "mbstep: stopped after the input (abort after: input)\n";
+            log << mbdyn_log << "mbstep: stopped after the input (abort after: input)\n";
             summary.files.push_back(prefix + ".log");
         }
         summary.failure = "stopped after the input (abort after: input)";
@@ -307,7 +313,7 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         // `derivatives max iterations`: a residual up to that tolerance is accepted); mbstep
         // solves the initial derivatives exactly and says so.
         out->WriteLog(
-            ModelSummary(deck, *formulation) + summary.assembly + "\n" +
+            mbdyn_log + ModelSummary(deck, *formulation) + summary.assembly + "\n" +
             (deck.model.static_model()
                  ? std::string()
                  : std::string("initial derivatives: solved exactly at t0 (consistent "

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
@@ -356,6 +357,13 @@ std::string Beam<N>::LogDescription() const {
     for (int e = 0; e < kPoints; ++e)
         os << "; point " << (e == 0 ? "I" : "II") << ": " << points_[e].law->Describe();
     return os.str();
+}
+
+template <int N>
+std::string Beam<N>::MbdynLogLine(const LogLineContext& ctx) const {
+    LogLine line(N == 3 ? "beam3" : "beam2", label(), ctx.precision);
+    for (int i = 0; i < N; ++i) line.Node(ctx.node_label[i]).Vec(offset_[i]);
+    return line.str();
 }
 
 template class Beam<2>;

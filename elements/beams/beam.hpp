@@ -135,6 +135,9 @@ class Beam final : public Element {
     void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
                        std::vector<Vec3>& moment) const override;
     std::string LogDescription() const override;
+    /// beam3|beam2: <label> <node 1> f_1 <node 2> f_2 [<node 3> f_3] (MBDyn's ReadBeam,
+    /// mbdyn/struct/beam.cc, beam2.cc: the nodes' offsets, node frames).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     static constexpr int kPoints = N - 1;
     /// eqs. (1)-(5) at point e (tests, output).

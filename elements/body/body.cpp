@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::body {
@@ -48,6 +49,15 @@ void Body::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
 double Body::PotentialEnergy(const ElementContext& ctx) const {
     const FrameState& n = *ctx.node[0];
     return -ctx.gravity.dot(inertia_.m * n.x + n.R * inertia_.s);  // eq. (8)
+}
+
+std::string Body::MbdynLogLine(const LogLineContext& ctx) const {
+    return LogLine("body", label(), ctx.precision)  // eq. (9)
+        .Node(ctx.node_label[0])
+        .Real(inertia_.m)
+        .Vec(inertia_.s / inertia_.m)
+        .Mat(inertia_.J)
+        .str();
 }
 
 namespace {

@@ -25,6 +25,9 @@
 //   (7) C = 0
 //   (8) V = -g . (m x + R s)                                potential energy [J]
 //
+// MBDyn's .log line (ReadBody, mbdyn/struct/body.cc), node frame:
+//   (9) body: <label> <node> m  c = s / m  J   (J about the node point, (3), as MBDyn writes it)
+//
 // Deck syntax [MBDyn input manual, section "Body" (sec:EL:BODY), manual/input/elements.tex]:
 //   body: <label>, <node>, [ condense, <n>, ] { <mass>, <relative center of mass>,
 //         <inertia matrix> [, { inertial | orientation }, { node | <orientation> } ] } ... ;
@@ -62,6 +65,7 @@ class Body final : public Element {
     bool ContributesOnlyWeight() const override { return true; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     const NodeInertia& inertia() const { return inertia_; }
 

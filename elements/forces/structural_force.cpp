@@ -4,6 +4,7 @@
 #include <Eigen/Geometry>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::forces {
@@ -14,6 +15,13 @@ std::string TypeName(LoadKind kind, LoadFrame frame) {
            (kind == LoadKind::kForce ? " force" : " couple");
 }
 }  // namespace
+
+std::string StructuralLoad::MbdynLogLine(const LogLineContext& ctx) const {
+    const std::string keyword = std::string("structural ") +
+                                (frame_ == LoadFrame::kAbsolute ? "absolute" : "follower") +
+                                (kind_ == LoadKind::kForce ? " force" : " couple");
+    return LogLine(keyword.c_str(), label(), ctx.precision).Node(ctx.node_label[0]).Vec(arm_).str();
+}
 
 StructuralLoad::StructuralLoad(int label, LoadKind kind, LoadFrame frame, int node, const Vec3& arm,
                                Vec3Drive value)

@@ -48,6 +48,9 @@ class StructuralLoad final : public Element {
                    Vec3Drive value);
 
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    /// structural {absolute|follower} {force|couple}: <label> <node> <arm> (the layout MBDyn's
+    /// structural forces write and Blendyn's forcelib.py reads; a couple's arm is zero).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     LoadKind kind() const { return kind_; }
     LoadFrame frame() const { return frame_; }

@@ -5,6 +5,7 @@
 
 #include "joint_input.hpp"
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -13,6 +14,19 @@ Clamp::Clamp(int label, int node, const Vec3& X0, const Mat3& R0)
     : Element(label, "clamp"), X0_(X0), R0_(R0) {
     nodes_ = {node};
     set_statement("joint");
+}
+
+std::string Clamp::MbdynLogLine(const LogLineContext& ctx) const {
+    const Mat3 I = Mat3::Identity();
+    const Vec3 zero = Vec3::Zero();
+    return LogLine("clamp", label(), ctx.precision)
+        .Node(ctx.node_label[0])
+        .Vec(zero)
+        .Mat(I)
+        .Node(ctx.node_label[0])
+        .Vec(zero)
+        .Mat(I)
+        .str();
 }
 
 void Clamp::Evaluate(const ElementContext& ctx, ElementBlock& out) const {

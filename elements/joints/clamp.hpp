@@ -35,6 +35,9 @@ class Clamp final : public Element {
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// clamp: <label> <node> 0 I <node> 0 I (MBDyn's ReadJoint: the clamp's point and frame
+    /// are not written).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     const Vec3& position() const { return X0_; }
     const Mat3& orientation() const { return R0_; }

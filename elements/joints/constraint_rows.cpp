@@ -3,6 +3,7 @@
 
 #include <Eigen/Geometry>
 
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -136,6 +137,32 @@ TwoSideJoint::TwoSideJoint(int label, std::string type, const JointSide& a, cons
     if (a.node >= 0) nodes_.push_back(a.node);
     if (b.node >= 0) nodes_.push_back(b.node);
     set_statement("joint");
+}
+
+std::string TwoSideJoint::MbdynLogLine(const LogLineContext& ctx) const {
+    // [ReadJoint, mbdyn/struct/joint.cc]: the keyword MBDyn writes for each joint type.
+    const std::string& t = type();
+    if (t == "cardano hinge" || t == "universal hinge")
+        return JointLogLine("cardanohinge", label(), a_, b_, ctx);
+    if (t == "cardano pin" || t == "universal pin")
+        return JointLogLine("cardanopin", label(), a_, b_, ctx);
+    if (t == "cardano rotation" || t == "universal rotation")
+        return JointLogLine("cardanorotation", label(), a_, b_, ctx, true);
+    if (t == "gimbal rotation") return JointLogLine("gimbalrotation", label(), a_, b_, ctx, true);
+    if (t == "axial rotation") return JointLogLine("axialrotation", label(), a_, b_, ctx);
+    if (t == "in line") {  // inline: node 1, p, R, node 2, q, I
+        JointSide b = b_;
+        b.R = Mat3::Identity();
+        return JointLogLine("inline", label(), a_, b, ctx);
+    }
+    if (t == "distance")  // distance: node 1, f1, node 2, f2
+        return LogLine("distance", label(), ctx.precision)
+            .Node(ctx.node_label[0])
+            .Vec(a_.offset)
+            .Node(ctx.node_label[1])
+            .Vec(b_.offset)
+            .str();
+    return {};
 }
 
 Side TwoSideJoint::SideA(const ElementContext& ctx) const {

@@ -78,6 +78,10 @@ class TwoSideJoint : public Element {
     bool HasReactionOutput() const override { return true; }
     /// Force and couple on the first node, about its joint point, in its joint frame.
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// MBDyn's .log line for the types written by joint_input.hpp (3), (4): in line
+    /// (`inline`, Rh_b = I), distance (offsets only), cardano hinge|pin|rotation, gimbal
+    /// rotation, axial rotation; none for drive hinge and angular velocity (MBDyn writes none).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     const JointSide& side_a() const { return a_; }
     const JointSide& side_b() const { return b_; }

@@ -5,7 +5,9 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/model/element.hpp"
 
 namespace mbstep::joints {
 
@@ -67,6 +69,21 @@ void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3
     for (const Vec3* v : {&Fl, &Ml, &F, &M}) o = FormatVector3(o, *v, p);
     *o++ = '\n';
     os.write(line, o - line);
+}
+
+std::string JointLogLine(const char* keyword, int label, const JointSide& a, const JointSide& b,
+                         const LogLineContext& ctx, bool zero_offsets) {
+    LogLine line(keyword, label, ctx.precision);
+    line.Node(ctx.node_label[0]).Vec(zero_offsets ? Vec3::Zero() : a.offset).Mat(a.R);
+    if (b.node >= 0) {  // (3)
+        line.Node(ctx.node_label[1]).Vec(zero_offsets ? Vec3::Zero() : b.offset).Mat(b.R);
+        return line.str();
+    }
+    // (4): the ground point and frame seen from the node, as MBDyn writes them (its
+    // `R0.MulMT(R)` is R0 R^T).
+    const FrameState& n = *ctx.node[0];
+    line.Node(ctx.node_label[0]).Vec(n.R.transpose() * (b.offset - n.x)).Mat(b.R * n.R.transpose());
+    return line.str();
 }
 
 }  // namespace mbstep::joints

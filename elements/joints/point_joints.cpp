@@ -1,10 +1,12 @@
 // mbstep — in line, in plane, distance (point_joints.hpp for the equations).
 #include "point_joints.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -59,6 +61,19 @@ void InPlaneJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
     const Side a = SideA(ctx), b = SideB(ctx);
     const Vec3 n = a.ground() ? n_ : Vec3(ctx.node[0]->R * n_);
     AddProjectionRow(n, true, a, b, 0.0, 0, ctx.lambda[0], out);
+}
+
+std::string InPlaneJoint::MbdynLogLine(const LogLineContext& ctx) const {
+    const Vec3 c = Vec3::UnitZ().cross(n_);
+    const Mat3 R = ctx.node[0]->R.transpose() * ExpSO3(c * std::asin(std::min(1.0, c.norm())));
+    return LogLine("inplane", label(), ctx.precision)
+        .Node(ctx.node_label[0])
+        .Vec(side_a().offset)
+        .Mat(R)
+        .Node(ctx.node_label[1])
+        .Vec(side_b().offset)
+        .Mat(Mat3::Identity())
+        .str();
 }
 
 DistanceJoint::DistanceJoint(int label, const JointSide& a, const JointSide& b, DrivePtr length)

@@ -67,6 +67,9 @@ class InPlaneJoint final : public TwoSideJoint {
   public:
     InPlaneJoint(int label, const JointSide& a, const JointSide& b, const Vec3& normal);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    /// inplane: <label> <node 1> p R_1^T exp(c asin|c|) <node 2> q I, c = e_3 x n, R_1 node
+    /// 1's orientation as read from the deck (MBDyn's ReadJoint writes this frame).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
   private:
     Vec3 n_;

@@ -55,6 +55,10 @@ class RevoluteJoint final : public Element {
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// revolutehinge: joint_input.hpp (3); revolutepin: joint_input.hpp (4).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override {
+        return JointLogLine(b_.node >= 0 ? "revolutehinge" : "revolutepin", label(), a_, b_, ctx);
+    }
 
     /// Saves the normal force N of eq. (7) (friction only).
     void AfterConvergence(const ElementContext& ctx) override;

@@ -4,6 +4,7 @@
 #include <Eigen/Geometry>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -42,6 +43,19 @@ void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const Joi
         out.L.block<3, 3>(6, row0) = Mat3::Identity();
         out.L.block<3, 3>(9, row0) = -Skew(pb).transpose();
     }
+}
+
+std::string SphericalJoint::MbdynLogLine(const LogLineContext& ctx) const {
+    if (b_.node >= 0) return JointLogLine("sphericalhinge", label(), a_, b_, ctx);
+    const Mat3 I = Mat3::Identity();
+    return LogLine("sphericalpin", label(), ctx.precision)
+        .Node(ctx.node_label[0])
+        .Vec(a_.offset)
+        .Mat(I)
+        .Node(ctx.node_label[0])
+        .Vec(a_.offset)
+        .Mat(I)
+        .str();
 }
 
 SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b)

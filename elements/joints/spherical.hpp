@@ -45,6 +45,9 @@ class SphericalJoint final : public Element {
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// sphericalhinge: joint_input.hpp (3); sphericalpin: <label> <node> f I <node> f I
+    /// (MBDyn's ReadJoint writes the node offset twice and no ground point).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     const JointSide& side_a() const { return a_; }
     const JointSide& side_b() const { return b_; }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
@@ -82,6 +83,27 @@ void TotalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) cons
     for (const Vec3* v : {&Fl, &Ml, &F, &M, &X, &theta, &V, &W}) AppendVector3(line, *v, p);
     line.push_back('\n');
     os.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
+std::string TotalJoint::MbdynLogLine(const LogLineContext& ctx) const {
+    const std::string& t = type();
+    if (t == "prismatic") return JointLogLine("prismatic", label(), spec_.a, spec_.b, ctx, true);
+    if (t != "total joint" && t != "total pin joint") return {};  // drive hinge: none
+    const bool pin = t == "total pin joint";
+    LogLine line(pin ? "totalpinjoint" : "totaljoint", label(), ctx.precision);
+    // The pin's node is side b, its ground side a.
+    const JointSide& first = pin ? spec_.b : spec_.a;
+    line.Node(ctx.node_label[0]).Vec(first.offset).Mat(first.R).Mat(pin ? spec_.Rr_b : spec_.Rr_a);
+    if (pin)
+        line.Vec(spec_.a.offset).Mat(spec_.a.R).Mat(spec_.Rr_a);
+    else
+        line.Node(ctx.node_label[1]).Vec(spec_.b.offset).Mat(spec_.b.R).Mat(spec_.Rr_b);
+    for (int i = 0; i < 3; ++i) line.Real(spec_.position_active[i] ? 1.0 : 0.0);
+    for (int i = 0; i < 3; ++i) line.Real(0.0);  // no velocity-level position rows
+    for (int i = 0; i < 3; ++i)
+        line.Real(spec_.rotation_active[i] && !spec_.rotation_velocity[i] ? 1.0 : 0.0);
+    for (int i = 0; i < 3; ++i) line.Real(spec_.rotation_velocity[i] ? 1.0 : 0.0);
+    return line.str();
 }
 
 namespace {

@@ -43,6 +43,13 @@
 //   a constraint statement all three components are inactive. For the pin, side a is the ground
 //   frame and side b the node. joint: <label>, prismatic, <rotation side a>, <rotation side b> ;
 //   joint: <label>, drive hinge, <rotation side a>, <rotation side b>, <vector drive theta(t)> ;
+//
+// MBDyn's .log lines (the layout MBDyn develop writes and Blendyn's totjlib.py reads; flags 0|1
+// per component: position X, velocity V (always 0 here), rotation R, angular velocity W):
+//   totaljoint: <label> <node a> f_a Rhp_a Rhr_a <node b> f_b Rhp_b Rhr_b X V R W
+//   totalpinjoint: <label> <node> f Rhp Rhr X0 Rp0 Rr0 X V R W
+//   prismatic: <label> <node a> 0 Rhr_a <node b> 0 Rhr_b          [ReadJoint, joint.cc]
+// and none for drive hinge (MBDyn writes none).
 #pragma once
 
 #include <memory>
@@ -72,6 +79,7 @@ class TotalJoint final : public TwoSideJoint {
     /// vector of Rr_a^T Rr_b, the relative velocity and the relative angular velocity in the
     /// same frames (MBDyn's joints/totalj.cc, TotalJoint::Output).
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
     ConstraintLevel row_level(int row) const override {
         return row < npos_ + nrot_ ? ConstraintLevel::kPosition : ConstraintLevel::kVelocity;
     }

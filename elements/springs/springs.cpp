@@ -7,11 +7,32 @@
 #include <string>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
 
 namespace mbstep::springs {
+
+std::string Rod::MbdynLogLine(const LogLineContext& ctx) const {
+    return LogLine("rod", label(), ctx.precision)
+        .Node(ctx.node_label[0])
+        .Vec(a_.offset)
+        .Node(ctx.node_label[1])
+        .Vec(b_.offset)
+        .str();
+}
+
+std::string DeformableHinge::MbdynLogLine(const LogLineContext& ctx) const {
+    return LogLine("deformablehinge", label(), ctx.precision)
+        .Node(ctx.node_label[0])
+        .Vec(a_.offset)
+        .Mat(a_.R)
+        .Node(ctx.node_label[1])
+        .Vec(b_.offset)
+        .Mat(b_.R)
+        .str();
+}
 
 namespace {
 

@@ -67,6 +67,8 @@ class Rod final : public Element {
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// rod: <label> <node 1> f_1 <node 2> f_2 [ReadJoint, mbdyn/struct/joint.cc].
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
     double l0() const { return l0_; }
 
   private:
@@ -86,6 +88,8 @@ class DeformableHinge final : public Element {
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// deformablehinge: <label> <node 1> f_1 R_1 <node 2> f_2 R_2 [ReadJoint, joint.cc].
+    std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
   private:
     // m and its derivatives dm/dtheta (K) and dm/dw_r (C).

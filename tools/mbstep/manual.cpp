@@ -148,7 +148,7 @@ const char* kOutputs = R"(## Output files
 | `.mov` | one line per node and output step: label, position, orientation (`default orientation`), velocity, angular velocity |
 | `.abs` | one line per abstract node and output step: label, value, derivative |
 | `.out` | `Step n t dt iterations residual solution converged output`; a run that stops early ends with `# mbstep: stopped: ...` |
-| `.log` | the model summary, one line per beam, the initial joint assembly, the linear solver chosen |
+| `.log` | MBDyn's model lines (`output frequency`, `structural node:` label, position, orientation; one line per element as MBDyn writes it: `body:`, `sphericalhinge:`, `totaljoint:`, `beam3:`, ... with node labels, offsets and frames; `struct node dofs`, `labels`), which Blendyn and mboct read; then the model summary, one line per beam, the initial joint assembly, the linear solver chosen |
 | `.jnt` | joint and spring reactions (MBDyn's layout: label, force and couple in the joint frame, then global) |
 | `.act` | beam section forces: label, then F and M of each evaluation point in its section frame |
 | `.csv` | time, kinetic, potential, total energy, momentum, angular momentum, constraint violation, iterations |

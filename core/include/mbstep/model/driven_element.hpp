@@ -35,6 +35,10 @@ class DrivenElement final : public Element {
         inner_->OutputVectors(ctx, force, moment);
     }
     std::string LogDescription() const override;
+    /// MBDyn writes the wrapped element's line (a `driven:` element has none of its own).
+    std::string MbdynLogLine(const LogLineContext& ctx) const override {
+        return inner_->MbdynLogLine(ctx);
+    }
     void AfterConvergence(const ElementContext& ctx) override { inner_->AfterConvergence(ctx); }
     bool NeedsConvergedState() const override { return inner_->NeedsConvergedState(); }
 

@@ -153,6 +153,15 @@ struct ElementContext {
     Vec3 gravity{Vec3::Zero()};
 };
 
+/// What an element sees when it writes its line of MBDyn's .log (Element::MbdynLogLine): the
+/// labels and the initial states, as read from the deck (before the initial joint assembly, as
+/// MBDyn writes it while reading the input), of its own nodes in the order of Element::nodes().
+struct LogLineContext {
+    const int* node_label{nullptr};
+    const FrameState* const* node{nullptr};
+    int precision{6};  ///< significant digits of the numbers (the run's output precision)
+};
+
 /// Kind of the element's constraint equations. kMixed: some rows are position level, others
 /// velocity level (Element::row_level says which), e.g. a revolute hinge whose rotation about
 /// the axis has a prescribed angular velocity (`axial rotation`).
@@ -222,6 +231,11 @@ class Element {
                                std::vector<Vec3>& moment) const;
     /// One line describing the element in the .log (empty: the element is only counted).
     virtual std::string LogDescription() const { return {}; }
+    /// The element's line of MBDyn's .log, without its newline, in the layout MBDyn's input
+    /// reader writes it (e.g. `sphericalhinge: label node1 f1 R1 node2 f2 R2`; io/mbdyn_log.hpp
+    /// formats the fields), which Blendyn and mboct read to rebuild the model. Empty: MBDyn
+    /// writes no line for this element type (gravity, drives, couples), nor does mbstep.
+    virtual std::string MbdynLogLine(const LogLineContext& /*ctx*/) const { return {}; }
 
     /// Called by the run loop (Run, simulation.cpp) with the converged state and multipliers:
     /// at the start with the initial multipliers (cgr's initial derivatives, the second-order
