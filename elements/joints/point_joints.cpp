@@ -8,6 +8,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "mbstep/math/so3.hpp"
 
 namespace mbstep::joints {
 
@@ -65,7 +66,7 @@ void InPlaneJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
 
 std::string InPlaneJoint::MbdynLogLine(const LogLineContext& ctx) const {
     const Vec3 c = Vec3::UnitZ().cross(n_);
-    const Mat3 R = ctx.node[0]->R.transpose() * ExpSO3(c * std::asin(std::min(1.0, c.norm())));
+    const Mat3 R = ctx.node[0]->R.transpose() * so3::Exp(c * std::asin(std::min(1.0, c.norm())));
     return LogLine("inplane", label(), ctx.precision)
         .Node(ctx.node_label[0])
         .Vec(side_a().offset)
