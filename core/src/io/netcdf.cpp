@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "mbstep/math/rotation.hpp"
+#include "output_columns.hpp"
 
 #ifdef MBSTEP_HAVE_NETCDF
 #include <netcdf.h>
@@ -157,26 +158,12 @@ const char* EulerSequence(OrientationOutput o) {
 
 /// The orientation values as MBDyn's CreateRotationVar describes them (9 for R, else 3).
 int WriteOrientation(double* out, const Mat3& R, OrientationOutput o) {
-    constexpr double kDeg = 180.0 / M_PI;
-    Vec3 a = Vec3::Zero();
-    switch (o) {
-        case OrientationOutput::kOrientationMatrix:
-            for (int j = 0; j < 3; ++j)
-                for (int i = 0; i < 3; ++i) *out++ = R(i, j);  // R11, R21, R31, R12, ...
-            return 9;
-        case OrientationOutput::kOrientationVector:
-            a = LogSO3(R);
-            break;
-        case OrientationOutput::kEuler123:
-            a = Euler123FromRotation(R) * kDeg;
-            break;
-        case OrientationOutput::kEuler313:
-            a = Euler313FromRotation(R) * kDeg;
-            break;
-        case OrientationOutput::kEuler321:
-            a = Euler321FromRotation(R) * kDeg;
-            break;
+    if (o == OrientationOutput::kOrientationMatrix) {
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) *out++ = R(i, j);  // R11, R21, R31, R12, ...
+        return 9;
     }
+    const Vec3 a = output_columns::OrientationAngles(R, o);
     for (int i = 0; i < 3; ++i) out[i] = a[i];
     return 3;
 }
@@ -316,20 +303,8 @@ void NetcdfWriter::AddStep(int step, double t, double dt, const std::vector<Fram
         m.node_ptrs.clear();
         for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
         const ElementContext ctx{t, m.node_ptrs.data(), lambda(j.element), gravity};
-        std::ostringstream os;
-        os.precision(17);
-        el.WriteReaction(os, ctx);
-        const std::string line = os.str();
-        const char* p = line.c_str();
         double v[13];
-        int n = 0;
-        for (; n < 13; ++n) {
-            char* end = nullptr;
-            v[n] = std::strtod(p, &end);
-            if (end == p) break;
-            p = end;
-        }
-        if (n < 13) continue;  // not MBDyn's layout: the record keeps NaN
+        if (!output_columns::JntColumns(el, ctx, v)) continue;  // the record keeps NaN
         for (int k = 0; k < 4; ++k) {
             const Slot& sl = m.slots[static_cast<size_t>(j.slot + k)];
             for (int c = 0; c < 3; ++c) rec[sl.offset + c] = v[1 + 3 * k + c];

@@ -11,6 +11,7 @@
 
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
+#include "output_columns.hpp"
 
 namespace mbstep {
 
@@ -33,30 +34,15 @@ std::int64_t MonotonicNanoseconds() {
 
 /// The orientation columns at o (up to 9 numbers, a space before each); returns the end.
 char* WriteOrientation(char* o, const Mat3& R, OrientationOutput kind, int precision) {
-    constexpr double kDeg = 180.0 / M_PI;
-    Vec3 a = Vec3::Zero();
-    switch (kind) {
-        case OrientationOutput::kEuler123:
-            a = Euler123FromRotation(R) * kDeg;
-            break;
-        case OrientationOutput::kEuler313:
-            a = Euler313FromRotation(R) * kDeg;
-            break;
-        case OrientationOutput::kEuler321:
-            a = Euler321FromRotation(R) * kDeg;
-            break;
-        case OrientationOutput::kOrientationVector:
-            a = LogSO3(R);
-            break;
-        case OrientationOutput::kOrientationMatrix:
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) {
-                    *o++ = ' ';
-                    o = FormatNumber(o, R(i, j), precision);
-                }
-            return o;
+    if (kind == OrientationOutput::kOrientationMatrix) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                *o++ = ' ';
+                o = FormatNumber(o, R(i, j), precision);
+            }
+        return o;
     }
-    return FormatVector3(o, a, precision);
+    return FormatVector3(o, output_columns::OrientationAngles(R, kind), precision);
 }
 
 /// Room for a .mov line: a label and at most 18 numbers with their spaces.
