@@ -24,24 +24,7 @@ import argparse
 import csv
 import math
 import os
-import subprocess
-import sys
-
-SKIP = 77
-
-
-def check(cond, message):
-    if not cond:
-        print("FAIL: " + message)
-        sys.exit(1)
-
-
-def run(cmd):
-    print("+ " + " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        print(r.stdout)
-        check(False, "exit status %d" % r.returncode)
+from output_case import check, run
 
 
 # --- small 3x3 algebra (row-major lists) -------------------------------------------------------

@@ -19,6 +19,7 @@
 #include "mbstep/io/netcdf.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "support/output_model.hpp"
 
 #if MBSTEP_TEST_HAVE_NETCDF
 #include <netcdf.h>
@@ -32,21 +33,9 @@ namespace {
 // A static node 1 (orientation matrix, the default below) and a dynamic node 2 (orientation
 // vector), a clamp on 1, a rod (a spring: statement joint) and a beam2 from 1 to 2.
 std::string DeckText(const std::string& control) {
-    return "begin: data; problem: initial value; end: data;\n"
-           "begin: initial value; initial time: 0.; final time: 0.004; time step: 1e-3;\n"
-           "method: ms, 0.6; tolerance: 1e-9; end: initial value;\n"
-           "begin: control data; structural nodes: 2; rigid bodies: 1; joints: 2; beams: 1;\n"
-           "gravity;\n" +
-           control +
-           "end: control data;\nbegin: nodes;\n"
-           "structural: 1, static, null, eye, null, null;\n"
-           "structural: 2, dynamic, 1., 0., 0., eye, orientation description, orientation "
-           "vector, null, 0., 0.5, 0.;\nend: nodes;\n"
-           "begin: elements;\nbody: 1, 2, 1., null, diag, 0.1, 0.1, 0.1;\n"
-           "joint: 1, clamp, 1, node, node;\n"
-           "joint: 2, rod, 1, 2, from nodes, linear elastic, 10.;\n"
-           "beam2: 3, 1, null, 2, null, eye, linear elastic generic, diag, 1e3, 1e3, 1e3, 1., "
-           "1., 1.;\ngravity: uniform, 0., 0., -1., const, 9.81;\nend: elements;\n";
+    test::OutputModel m;
+    m.node2 = "eye, orientation description, orientation vector, null, 0., 0.5, 0.";
+    return test::OutputModelDeck(control, m);
 }
 
 }  // namespace

@@ -27,48 +27,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-
-SKIP = 77
-
-
-def skip(reason):
-    print("SKIP: " + reason)
-    sys.exit(SKIP)
-
-
-def check(cond, message):
-    if not cond:
-        print("FAIL: " + message)
-        sys.exit(1)
-
-
-def run(cmd):
-    print("+ " + " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        print(r.stdout)
-        check(False, "exit status %d" % r.returncode)
-    return r.stdout
-
-
-def output_times(prefix):
-    times = []
-    with open(prefix + ".out") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 9 and fields[0] == "Step" and fields[8] == "1":
-                times.append(float(fields[2]))
-    return times
-
-
-def blocks(path, nsteps):
-    """The label-first lines of a file as nsteps equal blocks of float lists."""
-    with open(path) as f:
-        rows = [[float(x) for x in line.split()] for line in f if line.strip()]
-    check(nsteps > 0 and len(rows) % nsteps == 0,
-          "%s: %d lines for %d output steps" % (path, len(rows), nsteps))
-    n = len(rows) // nsteps
-    return [rows[k * n:(k + 1) * n] for k in range(nsteps)]
+from output_case import blocks, check, output_steps, run, skip
 
 
 def precision_of(prefix):
@@ -117,7 +76,7 @@ def series_case(args, name, deck, final_time):
     run([args.mbstep, "run", os.path.join(args.source_dir, deck), "--vtk", "--final-time",
          str(final_time), "-o", prefix, "--quiet"])
     rel = precision_of(prefix)
-    times = output_times(prefix)
+    times = [t for _, t, _ in output_steps(prefix)]
     check(len(times) >= 3, "fewer than 3 output steps")
     # The .pvd: well-formed XML, one DataSet per output step, the .out's times.
     root = ET.parse(prefix + ".pvd").getroot()
@@ -396,7 +355,7 @@ def plot_case(args):
         with open(data, newline="") as f:
             rows = list(csv.DictReader(f))
         for prefix in prefixes:
-            times = output_times(prefix)
+            times = [t for _, t, _ in output_steps(prefix)]
             mov = blocks(prefix + ".mov", len(times))
             mine = [r for r in rows if r["run"] == prefix]
             check(len(mine) == len(times), "%s: %d plotted rows, %d output steps"
@@ -413,7 +372,7 @@ def plot_case(args):
                           "%s step %d %s = %s, .mov %r" % (prefix, k, n, row[n],
                                                            mov[k][0][col + c]))
         # The two runs differ in their step counts: both are in the data.
-        check(len(rows) == sum(len(output_times(p)) for p in prefixes), "row count")
+        check(len(rows) == sum(len(output_steps(p)) for p in prefixes), "row count")
     # Bad input: a node that is not in the run, an unknown option, an unknown quantity.
     r = subprocess.run([args.mbstep, "plot", prefixes[0], "--node", "99", "-o",
                         os.path.join(args.work_dir, "bad.png")], stdout=subprocess.PIPE,

@@ -14,25 +14,18 @@
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
+#include "support/output_model.hpp"
 
 using namespace mbstep;
 namespace fs = std::filesystem;
 
 namespace {
-std::string Deck2(const std::string& default_output) {
-    return "begin: data; problem: initial value; end: data;\n"
-           "begin: initial value; initial time: 0.; final time: 0.002; time step: 1e-3;\n"
-           "method: ms, 0.6; tolerance: 1e-9; end: initial value;\n"
-           "begin: control data; structural nodes: 2; rigid bodies: 1; joints: 2; beams: 1;\n" +
-           default_output +
-           "end: control data;\nbegin: nodes;\n"
-           "structural: 1, static, null, eye, null, null;\n"
-           "structural: 2, dynamic, 1., 0., 0., eye, null, null;\nend: nodes;\n"
-           "begin: elements;\nbody: 1, 2, 1., null, diag, 0.1, 0.1, 0.1;\n"
-           "joint: 1, clamp, 1, node, node;\n"
-           "joint: 2, rod, 1, 2, from nodes, linear elastic, 10.;\n"
-           "beam2: 1, 1, null, 2, null, eye, linear elastic generic, diag, 1e3, 1e3, 1e3, 1., "
-           "1., 1.;\nend: elements;\n";
+std::string Deck2(const std::string& default_output, double final_time = 0.002) {
+    test::OutputModel m;
+    m.final_time = final_time;
+    m.gravity = false;
+    m.beam_label = 1;
+    return test::OutputModelDeck(default_output, m);
 }
 
 std::string RunTo(const std::string& text, const std::string& name) {
@@ -130,12 +123,7 @@ int CountLines(const std::string& text) {
     return n;
 }
 // Deck2 run for 20 steps of 1e-3.
-std::string Deck20() {
-    std::string text = Deck2("");
-    const std::string from = "final time: 0.002;", to = "final time: 0.02;";
-    text.replace(text.find(from), from.size(), to);
-    return text;
-}
+std::string Deck20() { return Deck2("", 0.02); }
 }  // namespace
 
 TEST_CASE("output files are written together at step boundaries, as the flush interval says") {
