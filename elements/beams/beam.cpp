@@ -349,6 +349,37 @@ void Beam<N>::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
 }
 
 template <int N>
+NetcdfGroup Beam<N>::NetcdfDescription() const {
+    NetcdfGroup g;
+    g.prefix = "elem.beam";
+    bool viscous = false;
+    for (const BeamPoint<N>& pt : points_) viscous = viscous || pt.law->IsViscous();
+    g.type = viscous ? "viscoelastic" : "elastic";
+    for (int e = 0; e < kPoints; ++e) {
+        const std::string suffix = N == 3 ? (e == 0 ? "_I" : "_II") : "";
+        const std::string where = N == 3 ? (e == 0 ? "evaluation point I " : "evaluation point II ")
+                                         : "evaluation point ";
+        g.variables.push_back({"F" + suffix, OutputQuantity::kForce,
+                               where + "internal force in local frame (F_X, F_Y, F_Z)"});
+        g.variables.push_back({"M" + suffix, OutputQuantity::kMoment,
+                               where + "internal moment in local frame (M_X, M_Y, M_Z)"});
+    }
+    return g;
+}
+
+template <int N>
+bool Beam<N>::NetcdfValues(const ElementContext& ctx, double* out) const {
+    for (int e = 0; e < kPoints; ++e) {
+        const SectionState s = Section(ctx, e);
+        for (int i = 0; i < 3; ++i) {
+            out[6 * e + i] = s.Fs[i];
+            out[6 * e + 3 + i] = s.Ms[i];
+        }
+    }
+    return true;
+}
+
+template <int N>
 std::string Beam<N>::LogDescription() const {
     std::ostringstream os;
     double length = 0.0;

@@ -5,6 +5,7 @@
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::forces {
@@ -66,6 +67,58 @@ void StructuralLoad::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
     }
 }
 
+void StructuralLoad::Global(const ElementContext& ctx, Vec3& value, Vec3& point) const {
+    const FrameState& n = *ctx.node[0];
+    const Vec3 v = value_.Value(ctx.t);
+    value = frame_ == LoadFrame::kAbsolute ? v : Vec3(n.R * v);
+    point = n.x + n.R * arm_;
+}
+
+void StructuralLoad::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    Vec3 value, point;
+    Global(ctx, value, point);
+    const int p = static_cast<int>(os.precision());
+    std::string line;
+    AppendNumber(line, static_cast<long>(label()));
+    line.push_back(' ');
+    AppendNumber(line, static_cast<long>(node_label_));
+    AppendVector3(line, value, p);
+    if (kind_ == LoadKind::kForce) AppendVector3(line, point, p);
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
+void StructuralLoad::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                                   std::vector<Vec3>& moment) const {
+    Vec3 value, point;
+    Global(ctx, value, point);
+    force.push_back(kind_ == LoadKind::kForce ? value : Vec3::Zero());
+    moment.push_back(kind_ == LoadKind::kCouple ? value : Vec3::Zero());
+}
+
+NetcdfGroup StructuralLoad::NetcdfDescription() const {
+    NetcdfGroup g;
+    g.type = frame_ == LoadFrame::kAbsolute ? "absolute" : "follower";
+    if (kind_ == LoadKind::kForce) {
+        g.prefix = "elem.force";
+        g.variables = {{"F", OutputQuantity::kForce, "global force components (x, y, z)"},
+                       {"Arm", OutputQuantity::kLength, "arm in global frame (x, y, z)"}};
+    } else {
+        g.prefix = "elem.couple";
+        g.variables = {{"M", OutputQuantity::kMoment, "global couple components (x, y, z)"}};
+    }
+    return g;
+}
+
+bool StructuralLoad::NetcdfValues(const ElementContext& ctx, double* out) const {
+    Vec3 value, point;
+    Global(ctx, value, point);
+    for (int i = 0; i < 3; ++i) out[i] = value[i];
+    if (kind_ == LoadKind::kForce)
+        for (int i = 0; i < 3; ++i) out[3 + i] = point[i];
+    return true;
+}
+
 namespace {
 
 std::unique_ptr<Element> ReadLoad(ElementReadArgs& args, LoadKind kind, LoadFrame frame) {
@@ -90,6 +143,7 @@ std::unique_ptr<Element> ReadLoad(ElementReadArgs& args, LoadKind kind, LoadFram
         ReadVec3Drive(in, rf, kind == LoadKind::kForce ? "force value" : "couple value");
 
     auto e = std::make_unique<StructuralLoad>(args.label, kind, frame, node, arm, std::move(value));
+    e->set_node_label(in.node(node).label);
     e->set_where(where);
     return e;
 }

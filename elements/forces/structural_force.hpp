@@ -51,16 +51,35 @@ class StructuralLoad final : public Element {
     /// structural {absolute|follower} {force|couple}: <label> <node> <arm> (the layout MBDyn's
     /// structural forces write and Blendyn's forcelib.py reads; a couple's arm is zero).
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
+    /// MBDyn's .frc line (StructuralForce::Output and its kinds, mbdyn/struct/strforce.cc):
+    /// force: <label> <node> F X (the force and its point of application x + R arm, global);
+    /// couple: <label> <node> M (global).
+    bool HasReactionOutput() const override { return true; }
+    const char* output_extension() const override { return "frc"; }
+    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// The applied force at its point of application and the couple, global frame (VTK).
+    void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                       std::vector<Vec3>& moment) const override;
+    /// MBDyn's `elem.force.<label>` (`F`, `Arm`: the point of application) or
+    /// `elem.couple.<label>` (`M`), type absolute | follower (the forces' OutputPrepare).
+    NetcdfGroup NetcdfDescription() const override;
+    bool NetcdfValues(const ElementContext& ctx, double* out) const override;
 
     LoadKind kind() const { return kind_; }
     LoadFrame frame() const { return frame_; }
     const Vec3& arm() const { return arm_; }
+    /// The node's label (written in the .frc line).
+    void set_node_label(int l) { node_label_ = l; }
 
   private:
+    /// The global force (or couple) and, for a force, its point of application.
+    void Global(const ElementContext& ctx, Vec3& value, Vec3& point) const;
+
     LoadKind kind_;
     LoadFrame frame_;
     Vec3 arm_;
     Vec3Drive value_;
+    int node_label_{0};
 };
 
 std::unique_ptr<Element> ReadAbsoluteForce(ElementReadArgs& args);

@@ -85,6 +85,18 @@ void TotalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) cons
     os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
+NetcdfGroup TotalJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty() || (type() != "total joint" && type() != "total pin joint")) return g;
+    g.variables.push_back({"X", OutputQuantity::kLength, "local relative position (x, y, z)"});
+    g.variables.push_back({"Phi", OutputQuantity::kRadians,
+                           "local relative orientation vector (Phi_X, Phi_Y, Phi_Z)"});
+    g.variables.push_back({"V", OutputQuantity::kVelocity, "local relative velocity (x, y, z)"});
+    g.variables.push_back(
+        {"Omega", OutputQuantity::kAngularVelocity, "local relative angular velocity (x, y, z)"});
+    return g;
+}
+
 std::string TotalJoint::MbdynLogLine(const LogLineContext& ctx) const {
     const std::string& t = type();
     if (t == "prismatic") return JointLogLine("prismatic", label(), spec_.a, spec_.b, ctx, true);

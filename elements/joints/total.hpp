@@ -78,6 +78,10 @@ class TotalJoint final : public TwoSideJoint {
     /// rotation frames), F and M global, then the relative position Rp_a^T d, the rotation
     /// vector of Rr_a^T Rr_b, the relative velocity and the relative angular velocity in the
     /// same frames (MBDyn's joints/totalj.cc, TotalJoint::Output).
+    /// MBDyn's TotalJoint::OutputPrepare: the reactions, then the relative position `X`,
+    /// orientation vector `Phi`, velocity `V` and angular velocity `Omega` of its .jnt line
+    /// (total joint and total pin joint; the others write the reactions only).
+    NetcdfGroup NetcdfDescription() const override;
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
     ConstraintLevel row_level(int row) const override {

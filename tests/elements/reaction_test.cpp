@@ -70,7 +70,9 @@ Result RunStatic(const std::string& nodes, const std::string& elements) {
         res.states = f.node_states();
         const auto& elems = d.model.elements();
         for (size_t e = 0; e < elems.size(); ++e) {
-            if (!elems[e]->HasReactionOutput()) continue;
+            if (!elems[e]->HasReactionOutput() ||
+                std::string(elems[e]->output_extension()) != "jnt")
+                continue;  // the couples' .frc lines
             std::vector<const FrameState*> ptr;
             for (int k : elems[e]->nodes()) ptr.push_back(&res.states[k]);
             ElementContext ctx{t, ptr.data(), f.multipliers(static_cast<int>(e)), Vec3::Zero()};

@@ -1,11 +1,15 @@
 // MBDyn's NetCDF layout (mbstep/io/netcdf.hpp). Built with NetCDF (MBSTEP_TEST_HAVE_NETCDF=1):
 // `output results: netcdf;` is accepted, and a run's .nc, read back with the netCDF C library,
-// has MBDyn's dimensions, variables and attributes and the values of the .out, .mov and .jnt
-// (orientation matrix stored column by column as MBDyn does, orientation vector, the joints'
-// and springs' local and global reactions). Built without: the deck is refused with
-// `file:line:column:` and the reason.
+// has MBDyn's dimensions, variables and attributes and the values of the .out, .mov, .jnt, .act
+// and .frc (orientation matrix stored column by column as MBDyn does, orientation vector, the
+// joints' and springs' local and global reactions, a total joint's relative kinematics, a
+// beam's internal forces, a force and a couple); `no text` leaves out the per-entity text files
+// and writes the same .nc. Built without: the deck is refused with `file:line:column:` and the
+// reason.
 #include <doctest/doctest.h>
 
+#include <Eigen/Geometry>
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -31,10 +35,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // A static node 1 (orientation matrix, the default below) and a dynamic node 2 (orientation
-// vector), a clamp on 1, a rod (a spring: statement joint) and a beam2 from 1 to 2.
-std::string DeckText(const std::string& control) {
+// vector), a clamp on 1, a rod (a spring: statement joint) and a beam2 from 1 to 2; with
+// `loads`, a follower force 4 and an absolute couple 5 on node 2.
+std::string DeckText(const std::string& control, bool loads = false) {
     test::OutputModel m;
     m.node2 = "eye, orientation description, orientation vector, null, 0., 0.5, 0.";
+    m.loads = loads;
     return test::OutputModelDeck(control, m);
 }
 
@@ -111,24 +117,64 @@ std::vector<double> Record(int ncid, const std::string& name, size_t k, size_t s
 
 bool Close(double a, double b) { return std::abs(a - b) <= 1e-5 * std::abs(b) + 1e-9; }
 
+/// A run of a deck text into a fresh folder.
+struct RunFiles {
+    std::string prefix;
+    RunSettings settings;
+    std::vector<std::string> warnings;
+};
+
+RunFiles RunInto(const std::string& text, const std::string& dir_name) {
+    Deck deck = ReadDeckText(text, "run.mbd", GlobalRegistry());
+    const fs::path dir = fs::temp_directory_path() / dir_name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    RunFiles r{(dir / "run").string(), deck.settings, deck.warnings};
+    RunOptions opt;
+    opt.output_prefix = r.prefix;
+    opt.progress = false;
+    REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+    return r;
+}
+
+/// Every variable's values of the .nc, by name (the tests compare two runs' files).
+std::vector<std::pair<std::string, std::vector<double> > > AllValues(const std::string& path) {
+    int ncid = -1;
+    Ok(nc_open(path.c_str(), NC_NOWRITE, &ncid));
+    int nvars = 0;
+    Ok(nc_inq_nvars(ncid, &nvars));
+    std::vector<std::pair<std::string, std::vector<double> > > all;
+    for (int v = 0; v < nvars; ++v) {
+        char name[NC_MAX_NAME + 1];
+        Ok(nc_inq_varname(ncid, v, name));
+        nc_type type = NC_NAT;
+        int ndims = 0;
+        int dims[NC_MAX_VAR_DIMS];
+        Ok(nc_inq_var(ncid, v, nullptr, &type, &ndims, dims, nullptr));
+        size_t n = 1;
+        for (int d = 0; d < ndims; ++d) {
+            size_t len = 0;
+            Ok(nc_inq_dimlen(ncid, dims[d], &len));
+            n *= len;
+        }
+        std::vector<double> values(type == NC_CHAR ? 0 : n);
+        if (type != NC_CHAR) Ok(nc_get_var_double(ncid, v, values.data()));
+        all.emplace_back(name, std::move(values));
+    }
+    Ok(nc_close(ncid));
+    return all;
+}
+
 }  // namespace
 
 TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' values") {
-    Deck deck = ReadDeckText(DeckText("output results: netcdf, sync, no text;\n"
-                                      "default orientation: orientation matrix;\n"
-                                      "output frequency: 2;\n"),
-                             "run.mbd", GlobalRegistry());
-    CHECK(deck.settings.output_netcdf);
-    REQUIRE(deck.warnings.size() == 1);  // `no text`: the text files are written anyway
-    CHECK(deck.warnings[0].find("'no text' ignored") != std::string::npos);
-    const fs::path dir = fs::temp_directory_path() / "netcdf_writer";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::string prefix = (dir / "run").string();
-    RunOptions opt;
-    opt.output_prefix = prefix;
-    opt.progress = false;
-    REQUIRE(Run(deck, opt, GlobalRegistry()).completed);
+    const std::string control = "default orientation: orientation matrix;\noutput frequency: 2;\n";
+    const RunFiles run =
+        RunInto(DeckText("output results: netcdf, sync;\n" + control, true), "netcdf_writer");
+    const std::string& prefix = run.prefix;
+    CHECK(run.settings.output_netcdf);
+    CHECK(run.settings.output_text);
+    CHECK(run.warnings.empty());
 
     // The .out's output steps.
     std::vector<std::vector<double> > out;
@@ -146,10 +192,14 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     }
     const auto mov = Lines(prefix + ".mov");
     const auto jnt = Lines(prefix + ".jnt");
+    const auto act = Lines(prefix + ".act");
+    const auto frc = Lines(prefix + ".frc");
     const size_t n = out.size();
     REQUIRE(n >= 3);
     REQUIRE(mov.size() == 2 * n);
     REQUIRE(jnt.size() == 2 * n);
+    REQUIRE(act.size() == n);
+    REQUIRE(frc.size() == 2 * n);
 
     int ncid = -1;
     Ok(nc_open((prefix + ".nc").c_str(), NC_NOWRITE, &ncid));
@@ -169,7 +219,8 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
         CHECK(len == dim_lens[d]);
     }
     CHECK(unlimited == 0);
-    // Every variable in MBDyn's order: run data, nodes, dummy nodes, joints.
+    // Every variable in MBDyn's order: run data, nodes, dummy nodes, joints, beams, forces
+    // and couples.
     const std::vector<std::string> names = {"run.step",
                                             "time",
                                             "run.timestep",
@@ -192,7 +243,15 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
                                             "elem.joint.2.f",
                                             "elem.joint.2.m",
                                             "elem.joint.2.F",
-                                            "elem.joint.2.M"};
+                                            "elem.joint.2.M",
+                                            "elem.beam.3",
+                                            "elem.beam.3.F",
+                                            "elem.beam.3.M",
+                                            "elem.force.4",
+                                            "elem.force.4.F",
+                                            "elem.force.4.Arm",
+                                            "elem.couple.5",
+                                            "elem.couple.5.M"};
     REQUIRE(nvars == static_cast<int>(names.size()));
     for (int v = 0; v < nvars; ++v) {
         char name[NC_MAX_NAME + 1];
@@ -203,6 +262,9 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     CHECK(Text(ncid, Var(ncid, "node.struct.2"), "type") == "dynamic");
     CHECK(Text(ncid, Var(ncid, "elem.joint.1"), "type") == "clamp");
     CHECK(Text(ncid, Var(ncid, "elem.joint.2"), "type") == "rod");
+    CHECK(Text(ncid, Var(ncid, "elem.beam.3"), "type") == "elastic");
+    CHECK(Text(ncid, Var(ncid, "elem.force.4"), "type") == "follower");
+    CHECK(Text(ncid, Var(ncid, "elem.couple.5"), "type") == "absolute");
     const int r = Var(ncid, "node.struct.1.R");
     CHECK(Text(ncid, r, "units") == "-");
     CHECK(Text(ncid, r, "type") == "Mat3x3");
@@ -216,12 +278,24 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     CHECK(Text(ncid, phi, "description") == "global orientation vector (Phi_X, Phi_Y, Phi_Z)");
     CHECK(Text(ncid, Var(ncid, "elem.joint.2.M"), "units") == "Moment");
     CHECK(Text(ncid, Var(ncid, "run.step"), "type") == "integer");
+    const int bf = Var(ncid, "elem.beam.3.F");
+    CHECK(Text(ncid, bf, "units") == "Force");
+    CHECK(Text(ncid, bf, "type") == "Vec3");
+    CHECK(Text(ncid, bf, "description") ==
+          "evaluation point internal force in local frame (F_X, F_Y, F_Z)");
+    CHECK(Text(ncid, Var(ncid, "elem.beam.3.M"), "units") == "Moment");
+    CHECK(Text(ncid, Var(ncid, "elem.force.4.Arm"), "units") == "Length");
+    CHECK(Text(ncid, Var(ncid, "elem.force.4.Arm"), "description") ==
+          "arm in global frame (x, y, z)");
+    CHECK(Text(ncid, Var(ncid, "elem.couple.5.M"), "description") ==
+          "global couple components (x, y, z)");
 
     std::vector<int> steps(n);
     std::vector<double> time(n), dt(n);
     Ok(nc_get_var_int(ncid, Var(ncid, "run.step"), steps.data()));
     Ok(nc_get_var_double(ncid, Var(ncid, "time"), time.data()));
     Ok(nc_get_var_double(ncid, Var(ncid, "run.timestep"), dt.data()));
+    double force_seen = 0.0, couple_seen = 0.0;
     for (size_t k = 0; k < n; ++k) {
         CHECK(steps[k] == static_cast<int>(out[k][0]));
         CHECK(Close(time[k], out[k][1]));
@@ -253,6 +327,120 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
                 for (int i = 0; i < 3; ++i) CHECK(Close(v[i], row[1 + 3 * a + i]));
             }
         }
+        // The beam's .act line: label, F, M at its evaluation point (section frame).
+        REQUIRE(act[k].size() == 7);
+        CHECK(act[k][0] == 3);
+        const auto bF = Record(ncid, "elem.beam.3.F", k, 3);
+        const auto bM = Record(ncid, "elem.beam.3.M", k, 3);
+        for (int i = 0; i < 3; ++i) {
+            CHECK(Close(bF[i], act[k][1 + i]));
+            CHECK(Close(bM[i], act[k][4 + i]));
+        }
+        // The .frc lines: force: label, node, F, point of application; couple: label, node, M.
+        const auto& f4 = frc[2 * k];
+        const auto& c5 = frc[2 * k + 1];
+        REQUIRE(f4.size() == 8);
+        REQUIRE(c5.size() == 5);
+        CHECK(f4[0] == 4);
+        CHECK(f4[1] == 2);
+        CHECK(c5[0] == 5);
+        CHECK(c5[1] == 2);
+        const auto F4 = Record(ncid, "elem.force.4.F", k, 3);
+        const auto A4 = Record(ncid, "elem.force.4.Arm", k, 3);
+        const auto M5 = Record(ncid, "elem.couple.5.M", k, 3);
+        for (int i = 0; i < 3; ++i) {
+            CHECK(Close(F4[i], f4[2 + i]));
+            CHECK(Close(A4[i], f4[5 + i]));
+            CHECK(Close(M5[i], c5[2 + i]));
+        }
+        // The follower force is node 2's axis 3 times 0.5 sin(300 t), applied 0.2 m along its
+        // axis 2 (node 2's orientation vector from the .mov); the couple is 100 t along x.
+        const Vec3 phi2(m2[4], m2[5], m2[6]);
+        const double angle = phi2.norm();
+        const Mat3 R2 = angle > 0.0
+                            ? Mat3(Eigen::AngleAxisd(angle, phi2 / angle).toRotationMatrix())
+                            : Mat3(Mat3::Identity());
+        const Vec3 expected_F = R2.col(2) * 0.5 * std::sin(300.0 * time[k]);
+        const Vec3 expected_point = Vec3(m2[1], m2[2], m2[3]) + R2 * Vec3(0.0, 0.2, 0.0);
+        for (int i = 0; i < 3; ++i) {
+            CHECK(std::abs(F4[i] - expected_F[i]) <= 1e-5);
+            CHECK(std::abs(A4[i] - expected_point[i]) <= 1e-5);
+        }
+        CHECK(M5[0] == doctest::Approx(100.0 * time[k]).epsilon(1e-5));
+        CHECK(M5[1] == 0.0);
+        CHECK(M5[2] == 0.0);
+        force_seen = std::max(force_seen, Vec3(F4[0], F4[1], F4[2]).norm());
+        couple_seen = std::max(couple_seen, std::abs(M5[0]));
+    }
+    CHECK(force_seen > 0.1);  // the loads are not zero at the output steps
+    CHECK(couple_seen > 0.1);
+    Ok(nc_close(ncid));
+
+    // `no text`: the same .nc, and only the .out, .log and .csv of the text files.
+    const RunFiles no_text =
+        RunInto(DeckText("output results: netcdf, no text, sync;\n" + control, true),
+                "netcdf_writer_no_text");
+    const std::string& p2 = no_text.prefix;
+    CHECK_FALSE(no_text.settings.output_text);
+    CHECK(no_text.warnings.empty());
+    for (const char* ext : {".mov", ".jnt", ".act", ".frc"}) CHECK_FALSE(fs::exists(p2 + ext));
+    for (const char* ext : {".out", ".log", ".csv", ".nc"}) CHECK(fs::exists(p2 + ext));
+    CHECK(Slurp(p2 + ".out") == Slurp(prefix + ".out"));
+    CHECK(AllValues(p2 + ".nc") == AllValues(prefix + ".nc"));
+}
+
+TEST_CASE("a total joint's relative kinematics are MBDyn's X, Phi, V, Omega, as in its .jnt") {
+    // Node 2 spins about z about a total joint at the origin that holds its position only: the
+    // relative orientation vector is node 2's, the relative angular velocity its (0, 0, 2).
+    const std::string text =
+        "begin: data; problem: initial value; end: data;\n"
+        "begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3;\n"
+        "method: ms, 0.6; tolerance: 1e-10; end: initial value;\n"
+        "begin: control data; structural nodes: 2; rigid bodies: 1; joints: 2;\n"
+        "output results: netcdf;\nend: control data;\nbegin: nodes;\n"
+        "structural: 1, static, null, eye, null, null;\n"
+        "structural: 2, dynamic, 1., 0., 0., eye, orientation description, orientation vector, "
+        "0., 2., 0., 0., 0., 2.;\nend: nodes;\nbegin: elements;\n"
+        "body: 1, 2, 1., null, diag, 0.1, 0.1, 0.1;\n"
+        "joint: 1, clamp, 1, node, node;\n"
+        "joint: 6, total joint, 1, position, null, 2, position, -1., 0., 0., "
+        "position constraint, active, active, active, null, "
+        "orientation constraint, inactive, inactive, inactive, null;\n"
+        "end: elements;\n";
+    const RunFiles run = RunInto(text, "netcdf_writer_total");
+    const auto mov = Lines(run.prefix + ".mov");
+    const auto jnt = Lines(run.prefix + ".jnt");
+    int ncid = -1;
+    Ok(nc_open((run.prefix + ".nc").c_str(), NC_NOWRITE, &ncid));
+    const int x = Var(ncid, "elem.joint.6.X");
+    CHECK(Text(ncid, x, "description") == "local relative position (x, y, z)");
+    CHECK(Text(ncid, x, "units") == "Length");
+    CHECK(Text(ncid, Var(ncid, "elem.joint.6.Phi"), "units") == "radian");
+    CHECK(Text(ncid, Var(ncid, "elem.joint.6.V"), "units") == "Velocity");
+    CHECK(Text(ncid, Var(ncid, "elem.joint.6.Omega"), "units") == "Angular velocity");
+    CHECK(Text(ncid, Var(ncid, "elem.joint.6"), "type") == "total joint");
+    const size_t n = mov.size() / 2;
+    REQUIRE(n == 11);
+    REQUIRE(jnt.size() == 2 * n);
+    for (size_t k = 0; k < n; ++k) {
+        const auto& row = jnt[2 * k + 1];
+        REQUIRE(row.size() == 25);
+        CHECK(row[0] == 6);
+        const char* vars[8] = {"f", "m", "F", "M", "X", "Phi", "V", "Omega"};
+        for (int a = 0; a < 8; ++a) {
+            const auto v = Record(ncid, std::string("elem.joint.6.") + vars[a], k, 3);
+            for (int i = 0; i < 3; ++i) CHECK(Close(v[i], row[1 + 3 * a + i]));
+        }
+        const auto& m2 = mov[2 * k + 1];
+        const auto phi = Record(ncid, "elem.joint.6.Phi", k, 3);
+        const auto omega = Record(ncid, "elem.joint.6.Omega", k, 3);
+        const auto X = Record(ncid, "elem.joint.6.X", k, 3);
+        for (int i = 0; i < 3; ++i) {
+            CHECK(std::abs(phi[i] - m2[4 + i]) <= 1e-5 * std::abs(m2[4 + i]) + 1e-8);
+            CHECK(std::abs(omega[i] - m2[10 + i]) <= 1e-5 * std::abs(m2[10 + i]) + 1e-8);
+            CHECK(std::abs(X[i]) <= 1e-8);
+        }
+        if (k > 0) CHECK(phi[2] > 1e-3);  // it turns
     }
     Ok(nc_close(ncid));
 }

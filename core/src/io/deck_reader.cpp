@@ -933,7 +933,8 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
         // view); `netcdf [, sync] [, no text]` adds PREFIX.nc in MBDyn's NetCDF layout
         // (io/netcdf.hpp) and mbstep's `vtk` the VTK series (io/vtk.hpp) to the text files.
         // `sync` is what mbstep does anyway (the .nc is synced whenever the text files are
-        // written); `no text` is ignored with a warning (the text files are always written).
+        // written); `no text` leaves out the per-entity text files (.mov, .abs, .jnt, .act,
+        // .frc), as MBDyn's OutputHandler then does; the .out, .log and .csv are written.
         do {
             const SourceLocation at_f = in_.Where();
             const std::string format =
@@ -947,11 +948,15 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              "without NetCDF (configure with -DMBSTEP_WITH_NETCDF=ON and Debian's "
                              "libnetcdf-dev installed)");
                 settings_.output_netcdf = true;
-                in_.IsKeyword("sync");
-                const SourceLocation at_o = in_.Where();
-                if (in_.IsKeyword("no text"))
-                    in_.Warn(at_o,
-                             "'no text' ignored: mbstep writes the text files besides the .nc");
+                // `sync` and `no text` in either order, as MBDyn's reader takes them.
+                for (;;) {
+                    if (in_.IsKeyword("sync")) continue;
+                    if (in_.IsKeyword("no text")) {
+                        settings_.output_text = false;
+                        continue;
+                    }
+                    break;
+                }
             } else {
                 in_.Fail(at_f, "'output results: " + format +
                                    "' is not supported (mbstep writes the text files and, with "

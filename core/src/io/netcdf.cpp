@@ -3,6 +3,7 @@
 // refuses (the deck reader refuses `output results: netcdf;` before a run starts).
 #include "mbstep/io/netcdf.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -37,6 +38,27 @@ struct UnitNames {
     std::string dimensionless{"Dimensionless"}, time{"Time"}, length{"Length"},
         velocity{"Velocity"}, angular_velocity{"Angular velocity"}, force{"Force"},
         moment{"Moment"};
+    std::string Of(OutputQuantity q) const {
+        switch (q) {
+            case OutputQuantity::kLength:
+                return length;
+            case OutputQuantity::kVelocity:
+                return velocity;
+            case OutputQuantity::kAngularVelocity:
+                return angular_velocity;
+            case OutputQuantity::kForce:
+                return force;
+            case OutputQuantity::kMoment:
+                return moment;
+            case OutputQuantity::kRadians:
+                return "radian";
+            case OutputQuantity::kDegrees:
+                return "deg";
+            case OutputQuantity::kDimensionless:
+                break;
+        }
+        return "-";
+    }
 };
 
 UnitNames MakeUnitNames(const RunSettings::OutputUnits& u) {
@@ -93,11 +115,13 @@ struct NetcdfWriter::Impl {
         int slot;
     };
     std::vector<NodeOut> nodes;
-    struct JointOut {
+    struct ElementOut {
         int element;
         int slot;
+        int count;  // variables
     };
-    std::vector<JointOut> joints;
+    std::vector<ElementOut> elements;
+    std::vector<double> element_values;
     // Kept records.
     std::vector<int> steps;
     std::vector<double> values;
@@ -244,22 +268,33 @@ NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
         const int slot = add_node(n.label, "dummy", n.orientation_output);
         m.nodes.push_back({static_cast<int>(i), true, n.orientation_output, slot});
     }
-    // Joint::OutputPrepare_int: the joint's kind, then f, m, F, M.
+    // The elements' groups (Joint::OutputPrepare_int and the joints' own, Beam::OutputPrepare,
+    // the forces' and couples'): the group's kind, then its Vec3 variables; by element type as
+    // MBDyn's DataManager::OutputPrepare defines them (joints, beams, then forces and couples),
+    // in the order read within a type.
     const auto& elems = model.elements();
+    std::vector<std::pair<int, size_t> > order;
+    std::vector<NetcdfGroup> groups(elems.size());
     for (size_t e = 0; e < elems.size(); ++e) {
+        if (!settings.ElementOutput(elems[e]->statement())) continue;
+        groups[e] = elems[e]->NetcdfDescription();
+        const std::string& p = groups[e].prefix;
+        if (p.empty() || groups[e].variables.empty()) continue;
+        order.emplace_back(p == "elem.joint" ? 0 : p == "elem.beam" ? 1 : 2, e);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& entry : order) {
+        const size_t e = entry.second;
         const Element& el = *elems[e];
-        if (el.statement() != "joint" || !el.HasReactionOutput() ||
-            std::string(el.output_extension()) != "jnt" || !settings.ElementOutput("joint"))
-            continue;
-        const std::string base = "elem.joint." + std::to_string(el.label());
-        DefineKind(ncid, path_, base, dim_v1, el.type());
+        const NetcdfGroup& g = groups[e];
+        const std::string base = g.prefix + "." + std::to_string(el.label());
+        DefineKind(ncid, path_, base, dim_v1, g.type);
         names_.push_back(base);
         const int slot = static_cast<int>(m.slots.size());
-        add_vec3(base + ".f", units.force, "local reaction force (fx, fy, fz)");
-        add_vec3(base + ".m", units.moment, "local reaction moment (mx, my, mz)");
-        add_vec3(base + ".F", units.force, "global reaction force (FX, FY, FZ)");
-        add_vec3(base + ".M", units.moment, "global reaction moment (MX, MY, MZ)");
-        m.joints.push_back({static_cast<int>(e), slot});
+        for (const NetcdfVariable& v : g.variables)
+            add_vec3(base + "." + v.name, units.Of(v.quantity), v.description);
+        m.elements.push_back({static_cast<int>(e), slot, static_cast<int>(g.variables.size())});
     }
     Check(nc_enddef(ncid), path_, "header");
     Check(nc_sync(ncid), path_, "sync");
@@ -296,18 +331,18 @@ void NetcdfWriter::AddStep(int step, double t, double dt, const std::vector<Fram
         Put3(rec + sl[2].offset, s.v);
         Put3(rec + sl[3].offset, s.w);
     }
-    // A joint's values are its .jnt line's columns 2-13 (MBDyn's layout: label, f, m, F, M),
-    // formatted at 17 significant digits, which read back as the same doubles.
-    for (const Impl::JointOut& j : m.joints) {
-        const Element& el = *m.model.elements()[static_cast<size_t>(j.element)];
+    // An element's values: NetcdfValues (by default the numbers of its .jnt line, written at
+    // 17 significant digits, which read back as the same doubles).
+    for (const Impl::ElementOut& eo : m.elements) {
+        const Element& el = *m.model.elements()[static_cast<size_t>(eo.element)];
         m.node_ptrs.clear();
         for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
-        const ElementContext ctx{t, m.node_ptrs.data(), lambda(j.element), gravity};
-        double v[13];
-        if (!output_columns::JntColumns(el, ctx, v)) continue;  // the record keeps NaN
-        for (int k = 0; k < 4; ++k) {
-            const Slot& sl = m.slots[static_cast<size_t>(j.slot + k)];
-            for (int c = 0; c < 3; ++c) rec[sl.offset + c] = v[1 + 3 * k + c];
+        const ElementContext ctx{t, m.node_ptrs.data(), lambda(eo.element), gravity};
+        m.element_values.resize(3 * static_cast<size_t>(eo.count));
+        if (!el.NetcdfValues(ctx, m.element_values.data())) continue;  // the record keeps NaN
+        for (int k = 0; k < eo.count; ++k) {
+            const Slot& sl = m.slots[static_cast<size_t>(eo.slot + k)];
+            for (int c = 0; c < 3; ++c) rec[sl.offset + c] = m.element_values[3 * k + c];
         }
     }
 }

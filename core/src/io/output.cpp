@@ -94,11 +94,12 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
       interval_ns_(flush_interval > 0.0
                        ? static_cast<std::int64_t>(std::min(flush_interval, 1e9) * 1e9)
                        : 0) {
-    mov_ = &Open(prefix + ".mov");
+    const bool text = settings.output_text;
+    if (text) mov_ = &Open(prefix + ".mov");
     out_ = &Open(prefix + ".out");
     log_ = &Open(prefix + ".log");
     csv_ = &Open(prefix + ".csv");
-    if (!model.abstract_nodes().empty()) abs_ = &Open(prefix + ".abs");
+    if (text && !model.abstract_nodes().empty()) abs_ = &Open(prefix + ".abs");
     if (settings.output_vtk) {
         vtk_ = std::make_unique<VtkSeriesWriter>(prefix, model, settings.output_precision);
         files_.push_back(vtk_->pvd_path());
@@ -110,7 +111,7 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
-        if (!e->HasReactionOutput() || !settings.ElementOutput(e->statement())) {
+        if (!text || !e->HasReactionOutput() || !settings.ElementOutput(e->statement())) {
             element_file_.push_back(-1);
             continue;
         }
@@ -218,10 +219,16 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
     out_->buffer.append(line, static_cast<size_t>(o - line));
     if (output) {
         const auto& states = f.node_states();
-        std::string& mov = mov_->buffer;
-        for (size_t i = 0; i < states.size(); ++i) {
-            const StructuralNode& n = model_.nodes()[i];
-            if (n.output) AppendMovLine(mov, n.label, states[i], n.orientation_output, p);
+        if (mov_) {
+            std::string& mov = mov_->buffer;
+            for (size_t i = 0; i < states.size(); ++i) {
+                const StructuralNode& n = model_.nodes()[i];
+                if (n.output) AppendMovLine(mov, n.label, states[i], n.orientation_output, p);
+            }
+            // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
+            for (const DummyNode& n : model_.dummy_nodes())
+                if (n.output)
+                    AppendMovLine(mov, n.label, n.Evaluate(states), n.orientation_output, p);
         }
         if (abs_) {  // MBDyn's .abs: label, value, derivative
             const auto& abs_states = f.abstract_states();
@@ -237,9 +244,6 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
                 out.push_back('\n');
             }
         }
-        // Dummy nodes after the nodes with unknowns, as MBDyn writes them.
-        for (const DummyNode& n : model_.dummy_nodes())
-            if (n.output) AppendMovLine(mov, n.label, n.Evaluate(states), n.orientation_output, p);
         if (!element_out_.empty()) {
             const auto& elems = model_.elements();
             for (size_t e = 0; e < elems.size(); ++e) {

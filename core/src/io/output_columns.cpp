@@ -1,6 +1,7 @@
 // mbstep — columns the output writers share (output_columns.hpp).
 #include "output_columns.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -27,19 +28,28 @@ Vec3 OrientationAngles(const Mat3& R, OrientationOutput kind) {
     return Vec3::Zero();
 }
 
-bool JntColumns(const Element& e, const ElementContext& ctx, double v[13]) {
-    if (!e.HasReactionOutput()) return false;
+std::vector<double> ReactionNumbers(const Element& e, const ElementContext& ctx) {
+    std::vector<double> v;
+    if (!e.HasReactionOutput()) return v;
     std::ostringstream os;
     os.precision(17);
     e.WriteReaction(os, ctx);
     const std::string line = os.str();
     const char* p = line.c_str();
-    for (int n = 0; n < 13; ++n) {
+    for (;;) {
         char* end = nullptr;
-        v[n] = std::strtod(p, &end);
-        if (end == p) return false;
+        const double x = std::strtod(p, &end);
+        if (end == p) break;
+        v.push_back(x);
         p = end;
     }
+    return v;
+}
+
+bool JntColumns(const Element& e, const ElementContext& ctx, double v[13]) {
+    const std::vector<double> n = ReactionNumbers(e, ctx);
+    if (n.size() < 13) return false;
+    std::copy(n.begin(), n.begin() + 13, v);
     return true;
 }
 

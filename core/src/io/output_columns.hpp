@@ -2,6 +2,8 @@
 // writer, Element::OutputVectors); internal to the core library.
 #pragma once
 
+#include <vector>
+
 #include "mbstep/common.hpp"
 #include "mbstep/model/element.hpp"
 #include "mbstep/model/node.hpp"
@@ -17,5 +19,9 @@ Vec3 OrientationAngles(const Mat3& R, OrientationOutput kind);
 /// couple, global force and couple), written at 17 digits and read back; false when the element
 /// writes no reaction line or not at least 13 numbers.
 bool JntColumns(const Element& e, const ElementContext& ctx, double v[13]);
+
+/// Every number of the element's WriteReaction line (the label first), written at 17 digits
+/// and read back; empty when the element writes no reaction line.
+std::vector<double> ReactionNumbers(const Element& e, const ElementContext& ctx);
 
 }  // namespace mbstep::output_columns

@@ -1,6 +1,7 @@
 // mbstep — the element contract's defaults (element.hpp).
 #include "mbstep/model/element.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "../io/output_columns.hpp"
@@ -16,6 +17,28 @@ void Element::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
     if (!output_columns::JntColumns(*this, ctx, v)) return;  // not the .jnt layout
     force.emplace_back(v[7], v[8], v[9]);
     moment.emplace_back(v[10], v[11], v[12]);
+}
+
+NetcdfGroup Element::NetcdfDescription() const {
+    NetcdfGroup g;
+    if (statement() != "joint" || !HasReactionOutput() ||
+        std::strcmp(output_extension(), "jnt") != 0)
+        return g;
+    g.prefix = "elem.joint";
+    g.type = type();
+    g.variables = {{"f", OutputQuantity::kForce, "local reaction force (fx, fy, fz)"},
+                   {"m", OutputQuantity::kMoment, "local reaction moment (mx, my, mz)"},
+                   {"F", OutputQuantity::kForce, "global reaction force (FX, FY, FZ)"},
+                   {"M", OutputQuantity::kMoment, "global reaction moment (MX, MY, MZ)"}};
+    return g;
+}
+
+bool Element::NetcdfValues(const ElementContext& ctx, double* out) const {
+    const size_t n = 3 * NetcdfDescription().variables.size();
+    const std::vector<double> v = output_columns::ReactionNumbers(*this, ctx);
+    if (v.size() < n + 1) return false;
+    std::copy(v.begin() + 1, v.begin() + 1 + static_cast<std::ptrdiff_t>(n), out);
+    return true;
 }
 
 }  // namespace mbstep

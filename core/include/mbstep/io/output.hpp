@@ -7,11 +7,14 @@
 //                 for models with abstract nodes, MBDyn's layout)
 //   <prefix>.jnt  joint reactions (elements that write them)
 //   <prefix>.act  beam section forces (and any other extension an element's output names)
+//   <prefix>.frc  forces and couples: label, node, value and point of application (global)
 //   <prefix>.log  the model summary
 //   <prefix>.csv  time, kinetic, potential, total energy, momentum, angular momentum,
 //                 constraint violation, iterations
 //   <prefix>.pvd and <prefix>-vtk/  the VTK series (RunSettings::output_vtk; io/vtk.hpp)
 //   <prefix>.nc   MBDyn's NetCDF layout (RunSettings::output_netcdf; io/netcdf.hpp)
+// With RunSettings::output_text false (MBDyn's `no text`) only the .out, .log and .csv of the
+// text files are written.
 // Lines are formatted into one buffer per file (mbstep/io/number_format.hpp) and the buffers are
 // written together, one write(2) per file, at a step boundary: when `flush interval` seconds of
 // wall time have passed since the last write (0: after every step), when the buffers hold
@@ -83,7 +86,7 @@ class OutputWriter {
     const RunSettings& settings_;
     const Model& model_;
     std::vector<std::unique_ptr<File>> open_;  // .mov, .out, .log, .csv, then the elements'
-    File *mov_, *out_, *log_, *csv_;
+    File *mov_{nullptr}, *out_{nullptr}, *log_{nullptr}, *csv_{nullptr};
     File* abs_{nullptr};                    // models with abstract nodes
     std::unique_ptr<VtkSeriesWriter> vtk_;  // output results: vtk
     std::unique_ptr<NetcdfWriter> netcdf_;  // output results: netcdf

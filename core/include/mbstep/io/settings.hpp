@@ -89,6 +89,9 @@ struct RunSettings {
     /// `output results: netcdf` (or `mbstep run --netcdf`): PREFIX.nc in MBDyn's NetCDF layout
     /// (io/netcdf.hpp) besides the text files; only when built with NetCDF.
     bool output_netcdf{false};
+    /// False after `output results: netcdf, no text;` (MBDyn's `no text`): the per-entity text
+    /// files (.mov, .abs, .jnt, .act, .frc) are not written; the .out, .log and .csv are.
+    bool output_text{true};
     /// `output units: MKS | CGS | MMTMS | MMKGMS | custom, length, "..", mass, "..", time, "..",
     /// current, "..", temperature, "..";` (MBDyn's control data "Output units"): the units
     /// the NetCDF attributes name (io/netcdf.hpp). No value is converted.

@@ -34,6 +34,10 @@ class DrivenElement final : public Element {
                        std::vector<Vec3>& moment) const override {
         inner_->OutputVectors(ctx, force, moment);
     }
+    NetcdfGroup NetcdfDescription() const override { return inner_->NetcdfDescription(); }
+    bool NetcdfValues(const ElementContext& ctx, double* out) const override {
+        return inner_->NetcdfValues(ctx, out);
+    }
     std::string LogDescription() const override;
     /// MBDyn writes the wrapped element's line (a `driven:` element has none of its own).
     std::string MbdynLogLine(const LogLineContext& ctx) const override {

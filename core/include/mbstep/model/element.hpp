@@ -167,6 +167,35 @@ struct LogLineContext {
 /// the axis has a prescribed angular velocity (`axial rotation`).
 enum class ConstraintLevel { kNone, kPosition, kVelocity, kMixed };
 
+/// What an output variable measures: names its units in MBDyn's NetCDF attributes
+/// (io/netcdf.hpp). No value is converted.
+enum class OutputQuantity {
+    kLength,
+    kVelocity,
+    kAngularVelocity,
+    kForce,
+    kMoment,
+    kRadians,
+    kDegrees,
+    kDimensionless
+};
+
+/// One Vec3 variable of an element's group in MBDyn's NetCDF layout: `<group>.<name>`.
+struct NetcdfVariable {
+    std::string name;
+    OutputQuantity quantity;
+    std::string description;
+};
+
+/// An element's group in MBDyn's NetCDF layout (the element's OutputPrepare in MBDyn): the
+/// variable `<prefix>.<label>` whose attribute `type` is `type`, then `variables`, three
+/// doubles each per output step. An empty prefix: the element writes nothing there.
+struct NetcdfGroup {
+    std::string prefix;  ///< "elem.joint", "elem.beam", "elem.force", "elem.couple"
+    std::string type;
+    std::vector<NetcdfVariable> variables;
+};
+
 class Element {
   public:
     Element(int label, std::string type) : label_(label), type_(std::move(type)) {}
@@ -229,6 +258,15 @@ class Element {
     /// otherwise it appends nothing.
     virtual void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
                                std::vector<Vec3>& moment) const;
+    /// The element's group in MBDyn's NetCDF layout (io/netcdf.hpp). The default, for a
+    /// `joint` statement with reaction output in the .jnt layout: `elem.joint`, the element's
+    /// type, and MBDyn's `f`, `m`, `F`, `M` (Joint::OutputPrepare_int); joints whose .jnt line
+    /// has more columns add their own variables after these.
+    virtual NetcdfGroup NetcdfDescription() const;
+    /// Writes the values of NetcdfDescription()'s variables, three per variable in its order,
+    /// into out. The default reads them from the numbers of the element's WriteReaction line
+    /// after its label; false when that line has fewer numbers (out is left unchanged).
+    virtual bool NetcdfValues(const ElementContext& ctx, double* out) const;
     /// One line describing the element in the .log (empty: the element is only counted).
     virtual std::string LogDescription() const { return {}; }
     /// The element's line of MBDyn's .log, without its newline, in the layout MBDyn's input
