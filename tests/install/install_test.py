@@ -107,6 +107,25 @@ def main():
         if name not in listing:
             fail(f"installed `mbstep plugins` (no MBSTEP_PLUGIN_PATH) lacks '{name}':\n{listing}")
 
+    # 1b. The NetCDF writer is a module loaded on demand (core/netcdf/): installed next to the
+    # plugins when the build has it, found there by the installed core, and not linked into
+    # the executable.
+    if os.path.isfile(os.path.join(args.build_dir, "lib", "mbstep", "mbstep-netcdf.so")):
+        modules = glob.glob(os.path.join(prefix, "lib*", "**", "mbstep", "mbstep-netcdf.so"),
+                            recursive=True)
+        if not modules:
+            fail(f"mbstep-netcdf.so not installed under {prefix}")
+        if shutil.which("ldd") and "libnetcdf" in run(["ldd", mbstep], env=env, what="ldd"):
+            fail("the installed mbstep links libnetcdf: it should load mbstep-netcdf.so instead")
+        nc = os.path.join(out, "top-netcdf")
+        run([mbstep, "run", os.path.join(args.source_dir, "examples", "heavy-top",
+                                         "heavy-top.mbd"),
+             "--final-time", "0.01", "--netcdf", "-o", nc, "--quiet"], env=env,
+            what="installed mbstep run --netcdf")
+        with open(nc + ".nc", "rb") as f:
+            if f.read(4) != b"CDF\x01":
+                fail(nc + ".nc is not a netCDF classic file")
+
     def build_example(name, listed):
         """Builds examples/<name> against the install; MBSTEP_PLUGIN_PATH then points at it
         and `mbstep plugins` must list `listed`. Returns the example's source folder."""

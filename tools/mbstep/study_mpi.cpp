@@ -1,16 +1,18 @@
 // mbstep — `mbstep study` across MPI ranks (study_parts.hpp): rank r takes the jobs i with
 // i % size == r and sends its outcomes, serialized as text with hexadecimal doubles
-// (bit-exact), to rank 0. MPI is optional at build time (MBSTEP_WITH_MPI) and initialised only
-// when the process was started by a launcher.
+// (bit-exact), to rank 0. MPI is optional at build time (MBSTEP_WITH_MPI), lives in the module
+// mbstep-mpi.so (study_mpi_module.hpp), and is loaded and initialised only when the process was
+// started by a launcher.
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "mbstep/plugin/registry.hpp"
+#include "study_mpi_module.hpp"
 #include "study_parts.hpp"
-
-#ifdef MBSTEP_WITH_MPI
-#include <mpi.h>
-#endif
 
 namespace mbstep::study {
 
@@ -28,6 +30,30 @@ bool UnderMpiLauncher() {
         if (std::getenv(v)) return true;
     return false;
 }
+
+/// The MPI module's functions, from the first plugin folder that holds it. RTLD_GLOBAL: Open
+/// MPI's own components, which it loads with dlopen, resolve the MPI library's symbols.
+const mpi_module::Api* LoadMpi() {
+    std::string tried;
+    for (const std::string& dir : PluginSearchPath()) {
+        const std::string file = dir + "/" + mpi_module::kModuleFile;
+        tried += (tried.empty() ? "" : ", ") + file;
+        if (::access(file.c_str(), F_OK) != 0) continue;
+        void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL);
+        if (!handle) {
+            const char* why = dlerror();
+            throw StudyError(std::string("the MPI module cannot be loaded: ") + (why ? why : file));
+        }
+        const auto api =
+            reinterpret_cast<mpi_module::ApiFunction>(dlsym(handle, mpi_module::kApiSymbol));
+        if (!api) throw StudyError(file + ": no " + mpi_module::kApiSymbol);
+        return api();
+    }
+    throw StudyError(std::string("started by an MPI launcher, but the MPI module ") +
+                     mpi_module::kModuleFile + " is not in the plugin folders (" + tried + ")");
+}
+
+const mpi_module::Api* g_mpi = nullptr;
 #endif
 
 }  // namespace
@@ -87,9 +113,8 @@ void Deserialize(const std::string& text, std::vector<Outcome>& out) {
 Ranks::Ranks() {
 #ifdef MBSTEP_WITH_MPI
     if (UnderMpiLauncher()) {
-        MPI_Init(nullptr, nullptr);
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        g_mpi = LoadMpi();
+        g_mpi->init(&rank, &size);
         mpi = true;
     }
 #endif
@@ -97,40 +122,20 @@ Ranks::Ranks() {
 
 Ranks::~Ranks() {
 #ifdef MBSTEP_WITH_MPI
-    if (mpi) MPI_Finalize();
+    if (mpi) g_mpi->finalize();
 #endif
 }
 
 std::string Ranks::Gather(const std::string& mine) const {
-    if (!mpi) return mine;
 #ifdef MBSTEP_WITH_MPI
-    int len = static_cast<int>(mine.size());
-    std::vector<int> lens(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
-    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::string all;
-    if (rank == 0) {
-        int total = 0;
-        for (int r = 0; r < size; ++r) {
-            displs[r] = total;
-            total += lens[r];
-        }
-        all.resize(total);
-    }
-    MPI_Gatherv(mine.data(), len, MPI_CHAR, rank == 0 ? all.data() : nullptr, lens.data(),
-                displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-    return all;
-#else
-    return mine;
+    if (mpi) return g_mpi->gather(mine, rank, size);
 #endif
+    return mine;
 }
 
 bool Ranks::AllOk(bool ok) const {
 #ifdef MBSTEP_WITH_MPI
-    if (mpi) {
-        int mine = ok ? 1 : 0, all = 0;
-        MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        return all == 1;
-    }
+    if (mpi) return g_mpi->all_ok(ok);
 #endif
     return ok;
 }

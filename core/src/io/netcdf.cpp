@@ -1,20 +1,19 @@
 // mbstep — a run in MBDyn's NetCDF layout (netcdf.hpp). Compiled with MBSTEP_HAVE_NETCDF when
-// CMake found Unidata's netCDF C library (MBSTEP_WITH_NETCDF); without it the writer only
-// refuses (the deck reader refuses `output results: netcdf;` before a run starts).
+// CMake found Unidata's netCDF C library (MBSTEP_WITH_NETCDF): the writer then loads the module
+// mbstep-netcdf.so (netcdf_backend.hpp), which links the library, from the plugin folders when
+// a run first asks for a .nc; without it the writer only refuses (the deck reader refuses
+// `output results: netcdf;` before a run starts).
 #include "mbstep/io/netcdf.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <limits>
-#include <sstream>
+#include <dlfcn.h>
+#include <unistd.h>
 
-#include "mbstep/math/rotation.hpp"
-#include "output_columns.hpp"
+#include <memory>
+#include <mutex>
 
-#ifdef MBSTEP_HAVE_NETCDF
-#include <netcdf.h>
-#endif
+#include "mbstep/common.hpp"
+#include "mbstep/plugin/registry.hpp"
+#include "netcdf_backend.hpp"
 
 namespace mbstep {
 
@@ -26,370 +25,72 @@ bool NetcdfOutputAvailable() {
 #endif
 }
 
-#ifdef MBSTEP_HAVE_NETCDF
-
-namespace {
-
-/// The units attributes of the dimensions mbstep writes, as MBDyn names them
-/// (mbdyn/base/output.cc): without `output units` the dimension's name (DimensionNames,
-/// SetUnspecifiedUnits); with a unit system its base units, the derived ones composed as
-/// SetDerivedUnits does, and the names SetMKSUnits, SetCGSUnits, ... give Force and Moment.
-struct UnitNames {
-    std::string dimensionless{"Dimensionless"}, time{"Time"}, length{"Length"},
-        velocity{"Velocity"}, angular_velocity{"Angular velocity"}, force{"Force"},
-        moment{"Moment"};
-    std::string Of(OutputQuantity q) const {
-        switch (q) {
-            case OutputQuantity::kLength:
-                return length;
-            case OutputQuantity::kVelocity:
-                return velocity;
-            case OutputQuantity::kAngularVelocity:
-                return angular_velocity;
-            case OutputQuantity::kForce:
-                return force;
-            case OutputQuantity::kMoment:
-                return moment;
-            case OutputQuantity::kRadians:
-                return "radian";
-            case OutputQuantity::kDegrees:
-                return "deg";
-            case OutputQuantity::kDimensionless:
-                break;
-        }
-        return "-";
-    }
-};
-
-UnitNames MakeUnitNames(const RunSettings::OutputUnits& u) {
-    UnitNames n;
-    if (u.system.empty()) return n;
-    std::string mass;
-    if (u.system == "MKS") {
-        n.length = "m", mass = "kg", n.time = "s";
-    } else if (u.system == "CGS") {
-        n.length = "cm", mass = "kg", n.time = "s";
-    } else if (u.system == "MMTMS") {
-        n.length = "mm", mass = "ton", n.time = "ms";
-    } else if (u.system == "MMKGMS") {
-        n.length = "mm", mass = "kg", n.time = "ms";
-    } else {  // custom
-        n.length = u.length, mass = u.mass, n.time = u.time;
-    }
-    n.velocity = n.length + " " + n.time + "^-1";
-    n.angular_velocity = "rad " + n.time + "^-1";
-    n.force = mass + " " + n.length + " " + n.time + "^-2";
-    n.moment = n.force + " " + n.length;
-    if (u.system == "MKS") {
-        n.force = "N", n.moment = "N m";
-    } else if (u.system == "CGS") {
-        n.force = "dyn", n.moment = "dyn cm";
-    } else if (u.system == "MMTMS") {
-        n.force = "N", n.moment = "N mm";
-    } else if (u.system == "MMKGMS") {
-        n.force = "kN", n.moment = "N m";
-    }
-    return n;
-}
-
-/// A node's or joint's values of one record: where they start in the record and how many.
-struct Slot {
-    int var;
-    int offset;
-    int size;  // 3 (Vec3) or 9 (Mat3x3)
-};
-
-}  // namespace
-
 struct NetcdfWriter::Impl {
-    const Model& model;
-    int ncid{-1};
-    int var_step{-1}, var_time{-1}, var_dt{-1};
-    std::vector<Slot> slots;
-    int stride{2};  // doubles per record: time, dt, then the slots
-    // Per node (Model::nodes(), then dummy nodes) and joint with output: its first slot.
-    struct NodeOut {
-        int index;  // into Model::nodes() (dummy: into dummy_nodes())
-        bool dummy;
-        OrientationOutput orientation;
-        int slot;
-    };
-    std::vector<NodeOut> nodes;
-    struct ElementOut {
-        int element;
-        int slot;
-        int count;  // variables
-    };
-    std::vector<ElementOut> elements;
-    std::vector<double> element_values;
-    // Kept records.
-    std::vector<int> steps;
-    std::vector<double> values;
-    size_t records{0};  // written so far
-    std::vector<double> gather;
-    std::vector<const FrameState*> node_ptrs;
-
-    explicit Impl(const Model& m) : model(m) {}
+    std::unique_ptr<netcdf_module::Backend> backend;
 };
 
+#ifdef MBSTEP_HAVE_NETCDF
 namespace {
 
-[[noreturn]] void Fail(const std::string& path, const char* what, int status) {
-    throw RunError("NetCDF output " + path + ": " + what + ": " + nc_strerror(status));
-}
-
-void Check(int status, const std::string& path, const char* what) {
-    if (status != NC_NOERR) Fail(path, what, status);
-}
-
-void PutText(int ncid, int var, const std::string& path, const char* name,
-             const std::string& value) {
-    Check(nc_put_att_text(ncid, var, name, value.size(), value.c_str()), path, "attribute");
-}
-
-/// MBDyn's CreateVar<T>(name, dimension, description): attributes units, type, description.
-int DefineVar(int ncid, const std::string& path, const std::string& name, nc_type type,
-              const std::vector<int>& dims, const std::string& units, const char* type_name,
-              const std::string& description) {
-    int var = -1;
-    Check(nc_def_var(ncid, name.c_str(), type, static_cast<int>(dims.size()), dims.data(), &var),
-          path, ("variable " + name).c_str());
-    PutText(ncid, var, path, "units", units);
-    PutText(ncid, var, path, "type", type_name);
-    PutText(ncid, var, path, "description", description);
-    return var;
-}
-
-/// MBDyn's CreateVar(name, type): a char [Vec1] variable whose attribute `type` names the kind.
-void DefineKind(int ncid, const std::string& path, const std::string& name, int dim_v1,
-                const std::string& kind) {
-    int var = -1;
-    Check(nc_def_var(ncid, name.c_str(), NC_CHAR, 1, &dim_v1, &var), path,
-          ("variable " + name).c_str());
-    PutText(ncid, var, path, "type", kind);
-}
-
-const char* EulerSequence(OrientationOutput o) {
-    switch (o) {
-        case OrientationOutput::kEuler313:
-            return "313";
-        case OrientationOutput::kEuler321:
-            return "321";
-        default:
-            return "123";
+/// The module's entry point, loaded once (dlopen; the module stays loaded).
+netcdf_module::CreateFunction LoadModule(const std::string& path) {
+    static std::mutex mutex;
+    static netcdf_module::CreateFunction create = nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (create) return create;
+    std::string tried, error;
+    for (const std::string& dir : PluginSearchPath()) {
+        const std::string file = dir + "/" + netcdf_module::kModuleFile;
+        if (!tried.empty()) tried += ", ";
+        tried += file;
+        if (::access(file.c_str(), F_OK) != 0) continue;
+        void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* why = dlerror();
+            error = why ? why : "dlopen failed";
+            break;
+        }
+        create = reinterpret_cast<netcdf_module::CreateFunction>(
+            dlsym(handle, netcdf_module::kCreateSymbol));
+        if (!create) {
+            error = file + ": no " + netcdf_module::kCreateSymbol;
+            break;
+        }
+        return create;
     }
-}
-
-/// The orientation values as MBDyn's CreateRotationVar describes them (9 for R, else 3).
-int WriteOrientation(double* out, const Mat3& R, OrientationOutput o) {
-    if (o == OrientationOutput::kOrientationMatrix) {
-        for (int j = 0; j < 3; ++j)
-            for (int i = 0; i < 3; ++i) *out++ = R(i, j);  // R11, R21, R31, R12, ...
-        return 9;
-    }
-    const Vec3 a = output_columns::OrientationAngles(R, o);
-    for (int i = 0; i < 3; ++i) out[i] = a[i];
-    return 3;
-}
-
-void Put3(double* out, const Vec3& v) {
-    for (int i = 0; i < 3; ++i) out[i] = v[i];
+    throw RunError("cannot write " + path + ": " +
+                   (error.empty() ? "the NetCDF module " + std::string(netcdf_module::kModuleFile) +
+                                        " is not in the plugin folders (" + tried + ")"
+                                  : "the NetCDF module cannot be loaded: " + error));
 }
 
 }  // namespace
+#endif
 
 NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model& model,
                            const RunSettings& settings)
-    : path_(prefix + ".nc"), impl_(std::make_unique<Impl>(model)) {
-    Impl& m = *impl_;
-    // MBDyn opens the file in the classic format, replacing it (OutputHandler::NetCDFOpen).
-    Check(nc_create(path_.c_str(), NC_CLOBBER, &m.ncid), path_, "cannot create");
-    const int ncid = m.ncid;
-    int dim_time = -1, dim_v1 = -1, dim_v3 = -1;
-    Check(nc_def_dim(ncid, "time", NC_UNLIMITED, &dim_time), path_, "dimension time");
-    Check(nc_def_dim(ncid, "Vec1", 1, &dim_v1), path_, "dimension Vec1");
-    Check(nc_def_dim(ncid, "Vec3", 3, &dim_v3), path_, "dimension Vec3");
-    const UnitNames units = MakeUnitNames(settings.output_units);
-    // DataManager::OutputPrepare.
-    m.var_step = DefineVar(ncid, path_, "run.step", NC_INT, {dim_time}, units.dimensionless,
-                           "integer", "time step index");
-    m.var_time = DefineVar(ncid, path_, "time", NC_DOUBLE, {dim_time}, units.time, "doublereal",
-                           "simulation time");
-    m.var_dt = DefineVar(ncid, path_, "run.timestep", NC_DOUBLE, {dim_time}, units.time,
-                         "doublereal", "integration time step");
-    const std::vector<int> vec3{dim_time, dim_v3};
-    auto add_vec3 = [&](const std::string& name, const std::string& unit, const std::string& what) {
-        const int var = DefineVar(ncid, path_, name, NC_DOUBLE, vec3, unit, "Vec3", what);
-        m.slots.push_back(Slot{var, m.stride, 3});
-        m.stride += 3;
-        names_.push_back(name);
-    };
-    // StructNode::OutputPrepare: the node's kind, then X, the orientation, XP, Omega.
-    auto add_node = [&](int label, const char* kind, OrientationOutput o) {
-        const std::string base = "node.struct." + std::to_string(label);
-        DefineKind(ncid, path_, base, dim_v1, kind);
-        names_.push_back(base);
-        const int first = static_cast<int>(m.slots.size());
-        add_vec3(base + ".X", units.length, "global position vector (X, Y, Z)");
-        // OutputHandler::CreateRotationVar(name, "", od, "global").
-        if (o == OrientationOutput::kOrientationMatrix) {
-            const std::string name = base + ".R";
-            const int var =
-                DefineVar(ncid, path_, name, NC_DOUBLE, {dim_time, dim_v3, dim_v3}, "-", "Mat3x3",
-                          "global orientation matrix (R11, R21, R31, R12, R22, R32, "
-                          "R13, R23, R33)");
-            m.slots.push_back(Slot{var, m.stride, 9});
-            m.stride += 9;
-            names_.push_back(name);
-        } else if (o == OrientationOutput::kOrientationVector) {
-            add_vec3(base + ".Phi", "radian", "global orientation vector (Phi_X, Phi_Y, Phi_Z)");
-        } else {
-            add_vec3(base + ".E", "deg",
-                     std::string("global orientation Euler angles (") + EulerSequence(o) +
-                         ") (E_X, E_Y, E_Z)");
-        }
-        add_vec3(base + ".XP", units.velocity, "global velocity vector (v_X, v_Y, v_Z)");
-        add_vec3(base + ".Omega", units.angular_velocity,
-                 "global angular velocity vector (omega_X, omega_Y, omega_Z)");
-        return first;
-    };
-    const auto& nodes = model.nodes();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const StructuralNode& n = nodes[i];
-        if (!n.output) continue;
-        const bool is_static = n.kind == NodeKind::kStatic || model.static_model();
-        const int slot = add_node(n.label, is_static ? "static" : "dynamic", n.orientation_output);
-        m.nodes.push_back({static_cast<int>(i), false, n.orientation_output, slot});
-    }
-    const auto& dummies = model.dummy_nodes();
-    for (size_t i = 0; i < dummies.size(); ++i) {
-        const DummyNode& n = dummies[i];
-        if (!n.output) continue;
-        const int slot = add_node(n.label, "dummy", n.orientation_output);
-        m.nodes.push_back({static_cast<int>(i), true, n.orientation_output, slot});
-    }
-    // The elements' groups (Joint::OutputPrepare_int and the joints' own, Beam::OutputPrepare,
-    // the forces' and couples'): the group's kind, then its Vec3 variables; by element type as
-    // MBDyn's DataManager::OutputPrepare defines them (joints, beams, then forces and couples),
-    // in the order read within a type.
-    const auto& elems = model.elements();
-    std::vector<std::pair<int, size_t> > order;
-    std::vector<NetcdfGroup> groups(elems.size());
-    for (size_t e = 0; e < elems.size(); ++e) {
-        if (!settings.ElementOutput(elems[e]->statement())) continue;
-        groups[e] = elems[e]->NetcdfDescription();
-        const std::string& p = groups[e].prefix;
-        if (p.empty() || groups[e].variables.empty()) continue;
-        order.emplace_back(p == "elem.joint" ? 0 : p == "elem.beam" ? 1 : 2, e);
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& entry : order) {
-        const size_t e = entry.second;
-        const Element& el = *elems[e];
-        const NetcdfGroup& g = groups[e];
-        const std::string base = g.prefix + "." + std::to_string(el.label());
-        DefineKind(ncid, path_, base, dim_v1, g.type);
-        names_.push_back(base);
-        const int slot = static_cast<int>(m.slots.size());
-        for (const NetcdfVariable& v : g.variables)
-            add_vec3(base + "." + v.name, units.Of(v.quantity), v.description);
-        m.elements.push_back({static_cast<int>(e), slot, static_cast<int>(g.variables.size())});
-    }
-    Check(nc_enddef(ncid), path_, "header");
-    Check(nc_sync(ncid), path_, "sync");
-}
-
-NetcdfWriter::~NetcdfWriter() {
-    try {
-        Flush();
-    } catch (const std::exception&) {  // a destructor does not throw; Flush reported it before
-    }
-    if (impl_->ncid >= 0) nc_close(impl_->ncid);
-}
-
-size_t NetcdfWriter::buffered() const {
-    return impl_->values.size() * sizeof(double) + impl_->steps.size() * sizeof(int);
-}
-
-void NetcdfWriter::AddStep(int step, double t, double dt, const std::vector<FrameState>& states,
-                           const std::function<const double*(int)>& lambda, const Vec3& gravity) {
-    Impl& m = *impl_;
-    m.steps.push_back(step);
-    const size_t at = m.values.size();
-    m.values.resize(at + static_cast<size_t>(m.stride), std::numeric_limits<double>::quiet_NaN());
-    double* rec = m.values.data() + at;
-    rec[0] = t;
-    rec[1] = dt;
-    for (const Impl::NodeOut& n : m.nodes) {
-        const FrameState s =
-            n.dummy ? m.model.dummy_nodes()[static_cast<size_t>(n.index)].Evaluate(states)
-                    : states[static_cast<size_t>(n.index)];
-        const Slot* sl = &m.slots[static_cast<size_t>(n.slot)];
-        Put3(rec + sl[0].offset, s.x);
-        WriteOrientation(rec + sl[1].offset, s.R, n.orientation);
-        Put3(rec + sl[2].offset, s.v);
-        Put3(rec + sl[3].offset, s.w);
-    }
-    // An element's values: NetcdfValues (by default the numbers of its .jnt line, written at
-    // 17 significant digits, which read back as the same doubles).
-    for (const Impl::ElementOut& eo : m.elements) {
-        const Element& el = *m.model.elements()[static_cast<size_t>(eo.element)];
-        m.node_ptrs.clear();
-        for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
-        const ElementContext ctx{t, m.node_ptrs.data(), lambda(eo.element), gravity};
-        m.element_values.resize(3 * static_cast<size_t>(eo.count));
-        if (!el.NetcdfValues(ctx, m.element_values.data())) continue;  // the record keeps NaN
-        for (int k = 0; k < eo.count; ++k) {
-            const Slot& sl = m.slots[static_cast<size_t>(eo.slot + k)];
-            for (int c = 0; c < 3; ++c) rec[sl.offset + c] = m.element_values[3 * k + c];
-        }
-    }
-}
-
-void NetcdfWriter::Flush() {
-    Impl& m = *impl_;
-    const size_t k = m.steps.size();
-    if (k == 0 || m.ncid < 0) return;
-    const size_t stride = static_cast<size_t>(m.stride);
-    size_t start[3] = {m.records, 0, 0};
-    size_t count[3] = {k, 3, 3};
-    Check(nc_put_vara_int(m.ncid, m.var_step, start, count, m.steps.data()), path_, "run.step");
-    auto put_column = [&](int var, int offset, int size) {
-        m.gather.resize(k * static_cast<size_t>(size));
-        for (size_t r = 0; r < k; ++r)
-            for (int c = 0; c < size; ++c)
-                m.gather[r * static_cast<size_t>(size) + static_cast<size_t>(c)] =
-                    m.values[r * stride + static_cast<size_t>(offset + c)];
-        Check(nc_put_vara_double(m.ncid, var, start, count, m.gather.data()), path_, "values");
-    };
-    put_column(m.var_time, 0, 1);
-    put_column(m.var_dt, 1, 1);
-    for (const Slot& s : m.slots) put_column(s.var, s.offset, s.size);
-    m.records += k;
-    m.steps.clear();
-    m.values.clear();
-    Check(nc_sync(m.ncid), path_, "sync");
-}
-
-#else  // without NetCDF
-
-struct NetcdfWriter::Impl {};
-
-NetcdfWriter::NetcdfWriter(const std::string& prefix, const Model&, const RunSettings&)
-    : path_(prefix + ".nc") {
+    : path_(prefix + ".nc"), impl_(std::make_unique<Impl>()) {
+#ifdef MBSTEP_HAVE_NETCDF
+    const netcdf_module::CreateFunction create = LoadModule(path_);
+    impl_->backend.reset(create(path_, model, settings, &names_));
+#else
+    (void)model;
+    (void)settings;
     throw RunError("cannot write " + path_ + ": mbstep was built without NetCDF");
+#endif
 }
 
 NetcdfWriter::~NetcdfWriter() = default;
 
-size_t NetcdfWriter::buffered() const { return 0; }
+size_t NetcdfWriter::buffered() const { return impl_->backend ? impl_->backend->buffered() : 0; }
 
-void NetcdfWriter::AddStep(int, double, double, const std::vector<FrameState>&,
-                           const std::function<const double*(int)>&, const Vec3&) {}
+void NetcdfWriter::AddStep(int step, double t, double dt, const std::vector<FrameState>& states,
+                           const std::function<const double*(int)>& lambda, const Vec3& gravity) {
+    if (impl_->backend) impl_->backend->AddStep(step, t, dt, states, lambda, gravity);
+}
 
-void NetcdfWriter::Flush() {}
-
-#endif
+void NetcdfWriter::Flush() {
+    if (impl_->backend) impl_->backend->Flush();
+}
 
 }  // namespace mbstep
