@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "mbstep/formulation/node_chart.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::euler_angles {
@@ -42,6 +43,38 @@ struct Kin {
         Mat3 out;
         for (int k = 0; k < 3; ++k) out.col(k) = H[k].transpose() * y;
         return out;
+    }
+};
+
+// The chart of node_chart.hpp at the angles q and their rates v.
+struct AnglesChart {
+    static constexpr int kCoords = 6;
+    struct Point : NodeChartPoint<6> {
+        Kin k;
+    };
+    const Eigen::VectorXd& q;
+    const Eigen::VectorXd& v;
+
+    Point At(int node) const {
+        Point p;
+        p.offset = kNodeCoords * node;
+        p.k = Kin(q.segment<3>(p.offset + 3), v.segment<3>(p.offset + 3));
+        p.P.setZero();
+        p.P.topLeftCorner<3, 3>().setIdentity();
+        p.P.bottomRightCorner<3, 3>() = p.k.Gs;
+        p.W.setZero();
+        p.W.bottomRightCorner<3, 3>() =
+            -Skew(p.k.w) * p.k.Gs + p.k.R * p.k.DG(v.segment<3>(p.offset + 3));
+        return p;
+    }
+    int Offset(int node) const { return kNodeCoords * node; }
+    void SubtractRotationRows(int o, const Vec3& M, Eigen::VectorXd& f) const {
+        f.segment<3>(o + 3) -= GSpatial(q.segment<3>(o + 3)).transpose() * M;
+    }
+    void SubtractMomentDerivative(const Point& p, const Vec3& M, Mat6& Kb) const {
+        const Kin& k = p.k;
+        Kb.bottomRightCorner<3, 3>() -=
+            k.DGT(k.R.transpose() * M) + k.Gb.transpose() * k.R.transpose() * Skew(M) * k.Gs;
     }
 };
 
@@ -117,22 +150,15 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         f.segment<3>(o) = k.R * (-S * k.c + k.W.cross(k.W.cross(in.s)));                // (3)
         f.segment<3>(o + 3) = k.Gb.transpose() * (in.J * k.c + k.W.cross(in.J * k.W));  // (4)
     }
+    // The elements: (3), (4) with f_theta -= Gs^T M, and their constraint rows (5).
+    const AnglesChart chart{q_, v};
     const auto& elems = model_.elements();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementSlot& ed = elements_[e];
-        const ElementContext ctx = Context(e, lambda.data());
-        b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
-        el.Evaluate(ctx, b);
-        const auto& en = el.nodes();
-        for (size_t k = 0; k < en.size(); ++k) {
-            const int o = kNodeCoords * en[k];
-            const Mat3 Gs = GSpatial(q_.segment<3>(o + 3));
-            f.segment<3>(o) -= b.f.segment<3>(6 * k);                           // (3)
-            f.segment<3>(o + 3) -= Gs.transpose() * b.f.segment<3>(6 * k + 3);  // (4)
-        }
-        for (int j = 0; j < ed.m; ++j) phi[ed.mult_offset + j] = b.phi[j];  // (5)
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
+        el.Evaluate(Context(e, lambda.data()), b);
+        AddElementResidual(chart, el.nodes(), b, elements_[e], f, phi);
     }
 }
 
@@ -140,8 +166,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
                                       const Eigen::VectorXd& lambda, Jacobians& Jac) {
     ComputeStates(v);
     pieces_.Begin(nv_, nc_);
-    FixedPatternMatrix &tm = pieces_.M, &tkq = pieces_.Kq, &tc = pieces_.C, &tk = pieces_.K,
-                       &tl = pieces_.L, &tb = pieces_.B;
+    FixedPatternMatrix &tm = pieces_.M, &tkq = pieces_.Kq, &tc = pieces_.C, &tk = pieces_.K;
     for (int i = 0; i < nn_; ++i) {
         const NodeInertia& in = inertia_[i];
         const int o = kNodeCoords * i;
@@ -179,55 +204,16 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         tk.AddBlock(o, o, K);
         tc.AddBlock(o, o, C);
     }
+    // The elements: P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W), W =
+    // diag(0, dw/dtheta); d(Gs^T M)/dtheta on the diagonal (node_chart.hpp).
+    const AnglesChart chart{q_, v};
     const auto& elems = model_.elements();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementSlot& ed = elements_[e];
-        const ElementContext ctx = Context(e, lambda.data());
-        const auto& en = el.nodes();
-        const int nk = static_cast<int>(en.size());
-        b.Reset(nk, ed.m, true);
-        el.Evaluate(ctx, b);
-        // P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W); Wv = diag(0, dw/dtheta).
-        std::array<Mat6, ElementBlock::kMaxNodes> P, Wv;
-        std::array<Kin, ElementBlock::kMaxNodes> kin;
-        for (int c = 0; c < nk; ++c) {
-            const int o = kNodeCoords * en[c];
-            kin[c] = Kin(q_.segment<3>(o + 3), v.segment<3>(o + 3));
-            const Kin& k = kin[c];
-            P[c].setZero();
-            P[c].topLeftCorner<3, 3>().setIdentity();
-            P[c].bottomRightCorner<3, 3>() = k.Gs;
-            Wv[c].setZero();
-            Wv[c].bottomRightCorner<3, 3>() = -Skew(k.w) * k.Gs + k.R * k.DG(v.segment<3>(o + 3));
-        }
-        for (int r = 0; r < nk; ++r) {
-            const int orow = kNodeCoords * en[r];
-            const Mat6& Pr = P[r];
-            for (int c = 0; c < nk; ++c) {
-                // Blocks between two nodes only where the element declares them.
-                if (r != c && !((b.k_blocks | b.c_blocks) & ElementBlock::Pair(r, c))) continue;
-                const int ocol = kNodeCoords * en[c];
-                const Mat6 Kel = b.K.block<6, 6>(6 * r, 6 * c);
-                const Mat6 Cel = b.C.block<6, 6>(6 * r, 6 * c);
-                // f = -P^T f_el: df/dq = P^T (K_el P + C_el Wv) - d(Gs^T M_W)/dtheta.
-                Mat6 Kb = Pr.transpose() * (Kel * P[c] + Cel * Wv[c]);
-                if (r == c) {
-                    const Kin& k = kin[r];
-                    const Vec3 Mw = b.f.segment<3>(6 * r + 3);
-                    Kb.bottomRightCorner<3, 3>() -=
-                        k.DGT(k.R.transpose() * Mw) +
-                        k.Gb.transpose() * k.R.transpose() * Skew(Mw) * k.Gs;
-                }
-                tk.AddBlock(orow, ocol, Kb);
-                tc.AddBlock(orow, ocol, Pr.transpose() * Cel * P[c]);
-            }
-            if (ed.m > 0)
-                tl.AddBlock(orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
-        }
-        for (int c = 0; c < nk && ed.m > 0; ++c)
-            tb.AddBlock(ed.mult_offset, kNodeCoords * en[c], b.phi_q.middleCols<6>(6 * c) * P[c]);
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);
+        el.Evaluate(Context(e, lambda.data()), b);
+        AddElementJacobians(chart, el.nodes(), b, elements_[e], pieces_);
     }
     pieces_.Finish(Jac);
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "mbstep/formulation/node_chart.hpp"
 #include "mbstep/math/quaternion.hpp"
 #include "mbstep/math/rotation.hpp"
 
@@ -43,6 +44,34 @@ struct Coupling {
         S = R * s;
         w = quaternion::G(e) * ed;
         beta = -(2.0 / n2) * ede * w;
+    }
+};
+
+// The chart of node_chart.hpp at the parameters q and their rates v (node i's coordinates at
+// kNodeCoords i).
+struct ParametersChart {
+    static constexpr int kCoords = kNodeCoords;
+    using Point = NodeChartPoint<kNodeCoords>;
+    const Eigen::VectorXd& q;
+    const Eigen::VectorXd& v;
+
+    Point At(int node) const {
+        Point p;
+        p.offset = kNodeCoords * node;
+        const Vec4 e = q.segment<4>(p.offset + 3);
+        p.P.setZero();
+        p.P.topLeftCorner<3, 3>().setIdentity();
+        p.P.bottomRightCorner<3, 4>() = quaternion::G(e);
+        p.W.setZero();
+        p.W.bottomRightCorner<3, 4>() = GTimesDerivative(e, v.segment<4>(p.offset + 3));
+        return p;
+    }
+    int Offset(int node) const { return kNodeCoords * node; }
+    void SubtractRotationRows(int o, const Vec3& M, Eigen::VectorXd& f) const {
+        f.segment<4>(o + 3) -= quaternion::G(q.segment<4>(o + 3)).transpose() * M;
+    }
+    void SubtractMomentDerivative(const Point& p, const Vec3& M, Mat7& Kb) const {
+        Kb.bottomRightCorner<4, 4>() -= GTransposeTimesDerivative(q.segment<4>(p.offset + 3), M);
     }
 };
 
@@ -117,23 +146,15 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
             f.segment<3>(o) += c.beta.cross(c.S) + c.w.cross(c.w.cross(c.S));
         }
     }
+    // The elements: (2), (3) with f_e -= G^T M, and their constraint rows (5).
+    const ParametersChart chart{q_, v};
     const auto& elems = model_.elements();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementSlot& ed = elements_[e];
-        const ElementContext ctx = Context(e, lambda.data());
-        b.Reset(static_cast<int>(el.nodes().size()), ed.m, false);
-        el.Evaluate(ctx, b);
-        const auto& en = el.nodes();
-        for (size_t k = 0; k < en.size(); ++k) {
-            const int o = nodes_[en[k]].offset;
-            const Vec4 eq = q_.segment<4>(o + 3);
-            f.segment<3>(o) -= b.f.segment<3>(6 * k);  // (2)
-            f.segment<4>(o + 3) -=
-                quaternion::G(eq).transpose() * b.f.segment<3>(6 * k + 3);  // (3)
-        }
-        for (int j = 0; j < ed.m; ++j) phi[ed.mult_offset + j] = b.phi[j];  // (5)
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
+        el.Evaluate(Context(e, lambda.data()), b);
+        AddElementResidual(chart, el.nodes(), b, elements_[e], f, phi);
     }
 }
 
@@ -195,51 +216,16 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
             tk.AddBlock(o, o + 3, -Ss * dbeta_de + Skew(cp.beta) * dS + dfdw * dwde + ws * ws * dS);
         }
     }
+    // The elements: P = diag(I, G) maps (dx, de) to (dx, dtheta), W = diag(0, dw/de); d(G^T M)/de
+    // on the diagonal (node_chart.hpp).
+    const ParametersChart chart{q_, v};
     const auto& elems = model_.elements();
     ElementBlock b;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
-        const ElementSlot& ed = elements_[e];
-        const ElementContext ctx = Context(e, lambda.data());
-        const auto& en = el.nodes();
-        const int k = static_cast<int>(en.size());
-        b.Reset(k, ed.m, true);
-        el.Evaluate(ctx, b);
-        // P = diag(I, G) maps (dx, de) to (dx, dtheta); Wv = d(v_tw)/dq = diag(0, dw/de).
-        std::array<Mat67, ElementBlock::kMaxNodes> P, Wv;
-        for (int c = 0; c < k; ++c) {
-            const int o = nodes_[en[c]].offset;
-            const Vec4 eq = q_.segment<4>(o + 3);
-            P[c].setZero();
-            P[c].topLeftCorner<3, 3>().setIdentity();
-            P[c].bottomRightCorner<3, 4>() = quaternion::G(eq);
-            Wv[c].setZero();
-            Wv[c].bottomRightCorner<3, 4>() = GTimesDerivative(eq, v.segment<4>(o + 3));
-        }
-        for (int r = 0; r < k; ++r) {
-            const int orow = nodes_[en[r]].offset;
-            const Mat67& Pr = P[r];
-            for (int c = 0; c < k; ++c) {
-                // Blocks between two nodes only where the element declares them.
-                if (r != c && !((b.k_blocks | b.c_blocks) & ElementBlock::Pair(r, c))) continue;
-                const int ocol = nodes_[en[c]].offset;
-                const auto Kel = b.K.block<6, 6>(6 * r, 6 * c);
-                const auto Cel = b.C.block<6, 6>(6 * r, 6 * c);
-                // f = -P^T f_el: df/dq = P^T (K_el P + C_el Wv) (- d(G^T M)/de on the diagonal).
-                Mat7 Kb = Pr.transpose() * (Kel * P[c] + Cel * Wv[c]);
-                if (r == c) {
-                    const Vec4 eq = q_.segment<4>(orow + 3);
-                    Kb.bottomRightCorner<4, 4>() -=
-                        GTransposeTimesDerivative(eq, b.f.segment<3>(6 * r + 3));
-                }
-                tk.AddBlock(orow, ocol, Kb);
-                tc.AddBlock(orow, ocol, Pr.transpose() * Cel * P[c]);
-            }
-            if (ed.m > 0)
-                tl.AddBlock(orow, ed.mult_offset, -Pr.transpose() * b.L.middleRows<6>(6 * r));
-        }
-        for (int c = 0; c < k && ed.m > 0; ++c)
-            tb.AddBlock(ed.mult_offset, nodes_[en[c]].offset, b.phi_q.middleCols<6>(6 * c) * P[c]);
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);
+        el.Evaluate(Context(e, lambda.data()), b);
+        AddElementJacobians(chart, el.nodes(), b, elements_[e], pieces_);
     }
     pieces_.Finish(Jac);
 }
