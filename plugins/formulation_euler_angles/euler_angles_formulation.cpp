@@ -151,15 +151,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
         f.segment<3>(o + 3) = k.Gb.transpose() * (in.J * k.c + k.W.cross(in.J * k.W));  // (4)
     }
     // The elements: (3), (4) with f_theta -= Gs^T M, and their constraint rows (5).
-    const AnglesChart chart{q_, v};
-    const auto& elems = model_.elements();
-    ElementBlock b;
-    for (int e : active_elements_) {
-        const Element& el = *elems[e];
-        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
-        el.Evaluate(Context(e, lambda.data()), b);
-        AddElementResidual(chart, el.nodes(), b, elements_[e], f, phi);
-    }
+    AddElementResiduals(AnglesChart{q_, v}, lambda, f, phi);
 }
 
 void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
@@ -206,15 +198,7 @@ void EulerAnglesFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vec
     }
     // The elements: P = diag(I, Gs) maps (dx, dtheta_angles) to (dx, dtheta_W), W =
     // diag(0, dw/dtheta); d(Gs^T M)/dtheta on the diagonal (node_chart.hpp).
-    const AnglesChart chart{q_, v};
-    const auto& elems = model_.elements();
-    ElementBlock b;
-    for (int e : active_elements_) {
-        const Element& el = *elems[e];
-        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);
-        el.Evaluate(Context(e, lambda.data()), b);
-        AddElementJacobians(chart, el.nodes(), b, elements_[e], pieces_);
-    }
+    AddElementJacobians(AnglesChart{q_, v}, lambda);
     pieces_.Finish(Jac);
 }
 

@@ -147,15 +147,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
         }
     }
     // The elements: (2), (3) with f_e -= G^T M, and their constraint rows (5).
-    const ParametersChart chart{q_, v};
-    const auto& elems = model_.elements();
-    ElementBlock b;
-    for (int e : active_elements_) {
-        const Element& el = *elems[e];
-        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
-        el.Evaluate(Context(e, lambda.data()), b);
-        AddElementResidual(chart, el.nodes(), b, elements_[e], f, phi);
-    }
+    AddElementResiduals(ParametersChart{q_, v}, lambda, f, phi);
 }
 
 void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
@@ -218,15 +210,7 @@ void EulerParametersFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen:
     }
     // The elements: P = diag(I, G) maps (dx, de) to (dx, dtheta), W = diag(0, dw/de); d(G^T M)/de
     // on the diagonal (node_chart.hpp).
-    const ParametersChart chart{q_, v};
-    const auto& elems = model_.elements();
-    ElementBlock b;
-    for (int e : active_elements_) {
-        const Element& el = *elems[e];
-        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);
-        el.Evaluate(Context(e, lambda.data()), b);
-        AddElementJacobians(chart, el.nodes(), b, elements_[e], pieces_);
-    }
+    AddElementJacobians(ParametersChart{q_, v}, lambda);
     pieces_.Finish(Jac);
 }
 

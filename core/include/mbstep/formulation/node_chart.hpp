@@ -82,4 +82,32 @@ void AddElementJacobians(const Chart& chart, const std::vector<int>& nodes, cons
         pieces.B.AddBlock(slot.mult_offset, pt[c].offset, b.phi_q.middleCols<6>(6 * c) * pt[c].P);
 }
 
+template <class Chart>
+void SecondOrderFormulationBase::AddElementResiduals(const Chart& chart,
+                                                     const Eigen::VectorXd& lambda,
+                                                     Eigen::VectorXd& f,
+                                                     Eigen::VectorXd& phi) const {
+    const auto& elems = model_.elements();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
+        el.Evaluate(Context(e, lambda.data()), b);
+        AddElementResidual(chart, el.nodes(), b, elements_[e], f, phi);
+    }
+}
+
+template <class Chart>
+void SecondOrderFormulationBase::AddElementJacobians(const Chart& chart,
+                                                     const Eigen::VectorXd& lambda) {
+    const auto& elems = model_.elements();
+    ElementBlock b;
+    for (int e : active_elements_) {
+        const Element& el = *elems[e];
+        b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);
+        el.Evaluate(Context(e, lambda.data()), b);
+        mbstep::AddElementJacobians(chart, el.nodes(), b, elements_[e], pieces_);
+    }
+}
+
 }  // namespace mbstep

@@ -79,6 +79,15 @@ class SecondOrderFormulationBase : public Formulation, public SecondOrderProblem
     Eigen::VectorXd VectorSpacePhiSecondDerivative(const Eigen::VectorXd& v,
                                                    const Eigen::VectorXd& a,
                                                    const Eigen::VectorXd& lambda);
+    /// The contributing elements through a node chart (node_chart.hpp, which defines these):
+    /// their forces subtracted from f and their constraint rows into phi, or their Jacobian
+    /// blocks added to pieces_ (K, C, L, B), with the multipliers lambda.
+    template <class Chart>
+    void AddElementResiduals(const Chart& chart, const Eigen::VectorXd& lambda, Eigen::VectorXd& f,
+                             Eigen::VectorXd& phi) const;
+    template <class Chart>
+    void AddElementJacobians(const Chart& chart, const Eigen::VectorXd& lambda);
+
     /// Solves [M, L; B, 0] (a; lambda) = (-f0; rhs_phi) (sparse LU); RunError naming the
     /// formulation when singular or not finite.
     void SolveInitialSystem(const Jacobians& J, const Eigen::VectorXd& f0,
