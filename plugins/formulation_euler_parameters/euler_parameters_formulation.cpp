@@ -2,10 +2,12 @@
 #include "euler_parameters_formulation.hpp"
 
 #include <Eigen/SparseLU>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <sstream>
 
+#include "mbstep/assembly/fixed_pattern.hpp"
 #include "mbstep/formulation/node_chart.hpp"
 #include "mbstep/math/quaternion.hpp"
 #include "mbstep/math/rotation.hpp"
@@ -239,10 +241,59 @@ void EulerParametersFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::Ve
     ComputeStates(v);
 }
 
-std::vector<int> EulerParametersFormulation::euler_parameter_offsets() const {
-    std::vector<int> out;
-    for (const NodeData& nd : nodes_) out.push_back(nd.offset + 3);
-    return out;
+// The modified HHT's quaternion rates: Sherif, Nachbagauer, Steiner, Lauss (2019), eqs. (33),
+// (34), (69), (70); L = L(e) of their eq. (4) (mbstep/math/quaternion.hpp).
+void EulerParametersFormulation::Rates::AngularVelocities(const Eigen::VectorXd& q,
+                                                          const Eigen::VectorXd& v,
+                                                          const Eigen::VectorXd& a, double c,
+                                                          std::vector<Eigen::Vector3d>& w) const {
+    w.resize(f_.nodes_.size());
+    for (size_t k = 0; k < f_.nodes_.size(); ++k) {  // (34)
+        const int o = f_.nodes_[k].offset + 3;
+        const Mat34 L = quaternion::L(q.segment<4>(o));
+        w[k] = L * (v.segment<4>(o) + c * a.segment<4>(o));
+    }
+}
+
+void EulerParametersFormulation::Rates::Velocities(const Eigen::VectorXd& q,
+                                                   const Eigen::VectorXd& a,
+                                                   const std::vector<Eigen::Vector3d>& w, double hg,
+                                                   Eigen::VectorXd& v) const {
+    for (size_t k = 0; k < f_.nodes_.size(); ++k) {  // (33)
+        const int o = f_.nodes_[k].offset + 3;
+        const Vec4 e = q.segment<4>(o), ea = a.segment<4>(o);
+        v.segment<4>(o) = quaternion::L(e).transpose() * w[k] + hg * (ea - e * e.dot(ea));
+    }
+}
+
+void EulerParametersFormulation::Rates::VelocityDerivative(const Eigen::VectorXd& q,
+                                                           const Eigen::VectorXd& a,
+                                                           const std::vector<Eigen::Vector3d>& w,
+                                                           double hg, double bh2,
+                                                           FixedPatternMatrix& D) const {
+    size_t next = 0;  // the nodes' quaternions, in increasing offsets
+    for (int i = 0; i < f_.nv_;) {
+        if (next < f_.nodes_.size() && f_.nodes_[next].offset + 3 == i) {
+            const Vec4 e = q.segment<4>(i), ea = a.segment<4>(i);
+            // (69), with w^ of (70): L(e)^T w = w^ e.
+            const Mat4 Dk = bh2 * quaternion::LTransposeTimes(w[next]) +
+                            hg * (Mat4::Identity() - e * e.transpose()) -
+                            hg * bh2 * (e * ea.transpose() + e.dot(ea) * Mat4::Identity());
+            D.AddBlock(i, i, Dk);
+            ++next;
+            i += 4;
+        } else {
+            D.Add(i, i, hg);
+            ++i;
+        }
+    }
+}
+
+double EulerParametersFormulation::Rates::UnitNormDefect(const Eigen::VectorXd& q) const {
+    double d = 0.0;
+    for (const NodeData& nd : f_.nodes_)
+        d = std::max(d, std::abs(q.segment<4>(nd.offset + 3).norm() - 1.0));
+    return d;
 }
 
 const std::vector<std::string>& EulerParametersFormulation::NodeRowNames() const {

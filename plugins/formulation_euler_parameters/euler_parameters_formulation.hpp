@@ -73,7 +73,7 @@ class EulerParametersFormulation final : public VectorSpaceFormulationBase {
                   Jacobians& J) override;
     void InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd& a,
                            Eigen::VectorXd& lambda) override;
-    std::vector<int> euler_parameter_offsets() const override;
+    const UnitQuaternionRates* unit_quaternion_rates() const override { return &rates_; }
 
   protected:
     const std::vector<std::string>& NodeRowNames() const override;
@@ -88,6 +88,25 @@ class EulerParametersFormulation final : public VectorSpaceFormulationBase {
     int unit_offset(int node) const { return num_element_multipliers_ + node; }
 
     std::vector<NodeData> nodes_;
+
+    /// The modified HHT's quaternion rates (second_order.hpp) at node i's e = q[7 i + 3 ..].
+    class Rates final : public UnitQuaternionRates {
+      public:
+        explicit Rates(const EulerParametersFormulation& f) : f_(f) {}
+        void AngularVelocities(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                               const Eigen::VectorXd& a, double c,
+                               std::vector<Eigen::Vector3d>& w) const override;
+        void Velocities(const Eigen::VectorXd& q, const Eigen::VectorXd& a,
+                        const std::vector<Eigen::Vector3d>& w, double hg,
+                        Eigen::VectorXd& v) const override;
+        void VelocityDerivative(const Eigen::VectorXd& q, const Eigen::VectorXd& a,
+                                const std::vector<Eigen::Vector3d>& w, double hg, double bh2,
+                                FixedPatternMatrix& D) const override;
+        double UnitNormDefect(const Eigen::VectorXd& q) const override;
+
+      private:
+        const EulerParametersFormulation& f_;
+    } rates_{*this};
 };
 
 }  // namespace mbstep::ep

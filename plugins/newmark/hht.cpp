@@ -5,19 +5,8 @@
 #include <sstream>
 
 #include "mbstep/common.hpp"
-#include "mbstep/math/quaternion.hpp"
 
 namespace mbstep::newmark {
-
-namespace {
-using quaternion::Mat34;
-using quaternion::Mat4;
-using quaternion::Vec4;
-
-// w^ of eq. (70): L(e)^T w = w^ e; L(e) = [-e_v, e0 I - skew(e_v)], [Sherif et al.] eq. (4).
-Mat4 WHat(const Eigen::Vector3d& w) { return quaternion::LTransposeTimes(w); }
-
-}  // namespace
 
 void Hht::CheckAlpha(double alpha) {
     if (!(alpha >= -1.0 / 3.0 && alpha <= 0.0)) {
@@ -46,16 +35,12 @@ void Hht::Attach(Formulation& f, const SolverSettings& s) {
             "integrator 'hht' needs a vector-space formulation (euler parameters, euler angles); "
             "'" +
             f.name() + "' is a Lie group formulation");
-    e_offsets_ = problem_->euler_parameter_offsets();
-    if (modified_ && e_offsets_.empty())
+    rates_ = modified_ ? problem_->unit_quaternion_rates() : nullptr;
+    if (modified_ && !rates_)
         throw RunError(
             "integrator 'hht, ..., modified' needs a formulation with Euler parameters "
             "(euler parameters); '" +
             f.name() + "' has none");
-    for (size_t k = 1; k < e_offsets_.size(); ++k)
-        if (e_offsets_[k] < e_offsets_[k - 1] + 4)
-            throw RunError(
-                "internal error: hht needs increasing, disjoint Euler-parameter offsets");
     nv_ = problem_->num_velocities();
     nc_ = problem_->num_constraints();
     newton_ = std::make_unique<NewtonSolver>(s);
@@ -73,7 +58,10 @@ void Hht::Start(double t0, double h) {
     lambda_ = lambda_n_;
     // The fixed pattern of (5), from one evaluation.
     h_ = last_h_ = h;
-    w_n_.assign(e_offsets_.size(), Eigen::Vector3d::Zero());
+    // (2m)'s w, one per quaternion, set by Advance; zero for the pattern below.
+    w_n_.clear();
+    if (rates_) rates_->AngularVelocities(q_n_, v_n_, a_n_, 0.0, w_n_);
+    for (Eigen::Vector3d& w : w_n_) w.setZero();
     Eigen::SparseMatrix<double> J;
     IterationMatrix(J);
     newton_->Setup(J);
@@ -83,38 +71,19 @@ void Hht::UpdateKinematics() {
     const double h = h_;
     q_ = q_n_ + h * v_n_ + h * h * (0.5 - beta_) * a_n_ + h * h * beta_ * a_;  // (1)
     v_ = v_n_ + h * (1.0 - gamma_) * a_n_ + h * gamma_ * a_;                   // (2)
-    if (modified_)
-        for (size_t k = 0; k < e_offsets_.size(); ++k) {  // (2m)
-            const int o = e_offsets_[k];
-            const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
-            v_.segment<4>(o) =
-                quaternion::L(e).transpose() * w_n_[k] + h * gamma_ * (ea - e * e.dot(ea));
-        }
+    if (rates_) rates_->Velocities(q_, a_, w_n_, h * gamma_, v_);              // (2m)
     problem_->set_q(q_);
 }
 
 void Hht::IterationMatrix(Eigen::SparseMatrix<double>& J) {
     problem_->Evaluate(v_, a_, lambda_, jac_);
     const double h = h_, bh2 = beta_ * h * h;
-    // D = dv/da: gamma h I, Euler-parameter blocks (6) for `modified` (fixed pattern).
+    // D = dv/da: gamma h I, and the Euler-parameter blocks (69) of `modified` (fixed pattern).
     fD_.Begin(nv_, nv_);
-    size_t next = 0;  // e_offsets_ are increasing
-    for (int i = 0; i < nv_;) {
-        if (next < e_offsets_.size() && e_offsets_[next] == i) {
-            const int o = i;
-            Mat4 D = gamma_ * h * Mat4::Identity();
-            if (modified_) {
-                const Vec4 e = q_.segment<4>(o), ea = a_.segment<4>(o);
-                D = bh2 * WHat(w_n_[next]) + h * gamma_ * (Mat4::Identity() - e * e.transpose()) -
-                    h * gamma_ * bh2 * (e * ea.transpose() + e.dot(ea) * Mat4::Identity());  // (69)
-            }
-            fD_.AddBlock(o, o, D);
-            ++next;
-            i += 4;
-        } else {
-            fD_.Add(i, i, gamma_ * h);
-            ++i;
-        }
+    if (rates_) {
+        rates_->VelocityDerivative(q_, a_, w_n_, h * gamma_, bh2, fD_);
+    } else {
+        for (int i = 0; i < nv_; ++i) fD_.Add(i, i, gamma_ * h);
     }
     fD_.Finish(D_);
     const Eigen::SparseMatrix<double>& CD = cd_.Compute(jac_.C, D_);
@@ -170,11 +139,7 @@ StepStats Hht::Advance(double t, double h) {
     if (h != last_h_) newton_->InvalidateJacobian();
     last_h_ = h;
     // (2m): w = L_n e'_n + h (1 - gamma) L_n e''_n, fixed during the step.
-    for (size_t k = 0; k < e_offsets_.size(); ++k) {
-        const int o = e_offsets_[k];
-        const Mat34 Ln = quaternion::L(q_n_.segment<4>(o));
-        w_n_[k] = Ln * (v_n_.segment<4>(o) + h * (1.0 - gamma_) * a_n_.segment<4>(o));
-    }
+    if (rates_) rates_->AngularVelocities(q_n_, v_n_, a_n_, h * (1.0 - gamma_), w_n_);
     problem_->SetTime(t + h);
     a_ = a_n_;
     lambda_ = lambda_n_;

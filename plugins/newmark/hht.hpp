@@ -2,8 +2,9 @@
 // index-3 DAEs (SecondOrderProblem, vector-space formulations), one step, order 2, numerical
 // dissipation tuned by alpha in [-1/3, 0] (rho_inf = (1 + alpha)/(1 - alpha); alpha = 0 is the
 // trapezoidal Newmark rule). With `modified`, the velocity update of every node's Euler
-// parameters is the modified Newmark formula of [Sherif et al. 2019] (needs a formulation that
-// provides euler_parameter_offsets(), i.e. `euler parameters`).
+// parameters is the modified Newmark formula of [Sherif et al. 2019], whose quaternion algebra
+// the formulation provides (SecondOrderProblem::unit_quaternion_rates(), i.e. `euler
+// parameters`).
 //
 // Unknowns of the step n -> n+1: a = a_{n+1} and lambda = lambda_{n+1}. With
 //   beta = (1 - alpha)^2 / 4,  gamma = (1 - 2 alpha) / 2                        [paper] eq. (19)
@@ -103,7 +104,7 @@ class Hht final : public Integrator {
     Formulation* formulation_{nullptr};
     SecondOrderProblem* problem_{nullptr};
     std::unique_ptr<NewtonSolver> newton_;
-    std::vector<int> e_offsets_;
+    const UnitQuaternionRates* rates_{nullptr};  // `modified`: the formulation's quaternion rates
     int nv_{0}, nc_{0};
     double h_{0.0}, last_h_{0.0};
     // State at t_n and the unknowns of the step.

@@ -66,8 +66,8 @@ std::vector<Step> Run(const std::string& deck_path, const std::string& method, d
         R_prev = s.R;
         auto* so = const_cast<Formulation&>(f).second_order();
         REQUIRE(so != nullptr);
-        for (int o : so->euler_parameter_offsets())
-            st.unit = std::max(st.unit, std::abs(so->q().segment<4>(o).norm() - 1.0));
+        REQUIRE(so->unit_quaternion_rates() != nullptr);
+        st.unit = std::max(st.unit, so->unit_quaternion_rates()->UnitNormDefect(so->q()));
         out.push_back(st);
     };
     const RunSummary s = mbstep::Run(deck, opt, reg);

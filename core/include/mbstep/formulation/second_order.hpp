@@ -25,6 +25,36 @@
 
 namespace mbstep {
 
+class FixedPatternMatrix;
+
+/// The modified HHT for Euler parameters (Sherif, Nachbagauer, Steiner, Lauss, "A modified HHT
+/// method for the numerical simulation of rigid body rotations with Euler parameters" (2019),
+/// eqs. (33)-(34), (69)-(70)) computes the Euler parameters' rates e' from an angular velocity w
+/// held fixed during the step, so that e' stays tangent to |e| = 1. The formulation whose
+/// coordinates hold the quaternions provides that algebra (the integrator knows no rotation
+/// parameters): for each quaternion e at its place in q, v and a,
+class UnitQuaternionRates {
+  public:
+    virtual ~UnitQuaternionRates() = default;
+    /// w = L(e) (e' + c e'') for each quaternion, at q, v, a (c = h (1 - gamma): eq. (34)'s w,
+    /// fixed during the step).
+    virtual void AngularVelocities(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                   const Eigen::VectorXd& a, double c,
+                                   std::vector<Eigen::Vector3d>& w) const = 0;
+    /// The quaternions' rows of v: e' = L(e)^T w + hg (e'' - e (e . e'')) (eq. (33)).
+    virtual void Velocities(const Eigen::VectorXd& q, const Eigen::VectorXd& a,
+                            const std::vector<Eigen::Vector3d>& w, double hg,
+                            Eigen::VectorXd& v) const = 0;
+    /// D = dv/da into D's fixed pattern (Begin called by the caller, Finish too): (69) on the
+    /// quaternions' 4x4 blocks, bh2 W^(w) + hg (I - e e^T) - hg bh2 (e e''^T + (e . e'') I),
+    /// and hg on the other diagonal entries.
+    virtual void VelocityDerivative(const Eigen::VectorXd& q, const Eigen::VectorXd& a,
+                                    const std::vector<Eigen::Vector3d>& w, double hg, double bh2,
+                                    FixedPatternMatrix& D) const = 0;
+    /// Largest | |e| - 1 | over the quaternions in q (tests, diagnostics).
+    virtual double UnitNormDefect(const Eigen::VectorXd& q) const = 0;
+};
+
 class SecondOrderProblem {
   public:
     struct Jacobians {
@@ -69,9 +99,9 @@ class SecondOrderProblem {
     virtual void AfterConvergence(const Eigen::VectorXd& v, const Eigen::VectorXd& lambda) = 0;
     /// Name of equation row i of [(1); (2)].
     virtual std::string DescribeEquation(int row) const = 0;
-    /// Offsets (in q and v) of each node's Euler parameters e0..e3, for the modified HHT;
-    /// empty for other formulations.
-    virtual std::vector<int> euler_parameter_offsets() const { return {}; }
+    /// The velocities of unit-quaternion coordinates as the modified HHT defines them, for
+    /// formulations whose rotation coordinates are Euler parameters; nullptr otherwise.
+    virtual const UnitQuaternionRates* unit_quaternion_rates() const { return nullptr; }
 };
 
 }  // namespace mbstep
