@@ -53,12 +53,13 @@
 #include <vector>
 
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::rk {
 
-class ExplicitRk final : public Integrator {
+class ExplicitRk final : public Integrator, public TableauIntegrator {
   public:
     /// adaptive: step-size control with (rtol, atol); requires an embedded tableau.
     ExplicitRk(const ButcherTableau& tableau, bool adaptive, double rtol, double atol);
@@ -73,7 +74,7 @@ class ExplicitRk final : public Integrator {
     int order() const override { return tableau_.order; }
     bool adaptive() const override { return adaptive_; }
     double next_step() const override { return h_next_; }
-    const ButcherTableau* butcher_tableau() const override { return &tableau_; }
+    const ButcherTableau& tableau() const override { return tableau_; }
 
     double rtol() const { return rtol_; }
     double atol() const { return atol_; }

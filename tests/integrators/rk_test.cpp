@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/integrator/order_conditions.hpp"
 #include "mbstep/io/deck_reader.hpp"
@@ -55,7 +56,7 @@ TEST_CASE("every registered Butcher tableau: order conditions of its declared or
     int tested = 0;
     for (const auto& d : reg.integrators()) {
         auto integ = MakeIntegrator(d.name, reg);
-        const ButcherTableau* m = integ->butcher_tableau();
+        const ButcherTableau* m = ButcherTableauOf(*integ);
         if (!m) continue;
         if (!seen.insert(m->name).second) continue;  // `rk` builds dopri5 by default
         INFO(m->name);

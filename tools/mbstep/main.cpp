@@ -160,7 +160,7 @@ analysis::OscillatorCurve AnalyzeCase(const AnalysisCase& k, const std::vector<d
         out.tunable = c.tunable;
         return out;
     }
-    if (const ButcherTableau* t = integ->butcher_tableau()) {
+    if (const ButcherTableau* t = ButcherTableauOf(*integ)) {
         return analysis::AnalyzeOscillator(
             [t](std::complex<double> z) {
                 return Eigen::MatrixXcd::Constant(1, 1, analysis::StabilityFunction(*t, z));

@@ -85,14 +85,13 @@ ConstraintRowOwner ElementRowOwner(const Element& e, int k) {
     return {os.str(), k + 1};
 }
 
-void BuildElementTable(const Model& model, const std::vector<FrameState>& states,
-                       const std::string& formulation, int& num_multipliers,
-                       std::vector<ElementSlot>& slots, std::vector<const FrameState*>& ptrs,
-                       std::vector<int>& ptr_offset, std::vector<int>& active) {
+ElementTable BuildElementTable(const Model& model, const std::vector<FrameState>& states,
+                               const std::string& formulation, int first_multiplier) {
+    ElementTable t;
     const auto& elems = model.elements();
-    slots.assign(elems.size(), ElementSlot{});
-    ptr_offset.assign(elems.size(), 0);
-    active.clear();
+    t.slots.assign(elems.size(), ElementSlot{});
+    t.ptr_offset.assign(elems.size(), 0);
+    int next = first_multiplier;
     int n_ptrs = 0;
     for (size_t e = 0; e < elems.size(); ++e) {
         const Element& el = *elems[e];
@@ -106,19 +105,21 @@ void BuildElementTable(const Model& model, const std::vector<FrameState>& states
                                std::to_string(el.label()) + " (" + el.type() +
                                ") has velocity-level constraint rows, which this second-order "
                                "formulation does not support; use the cgr formulation");
-        slots[e].m = m;
+        t.slots[e].m = m;
         if (m > 0) {
-            slots[e].mult_offset = num_multipliers;
-            num_multipliers += m;
+            t.slots[e].mult_offset = next;
+            next += m;
         }
-        ptr_offset[e] = n_ptrs;
+        t.ptr_offset[e] = n_ptrs;
         n_ptrs += static_cast<int>(el.nodes().size());
-        if (el.HasContribution() || m > 0) active.push_back(static_cast<int>(e));
+        if (el.HasContribution() || m > 0) t.active.push_back(static_cast<int>(e));
     }
-    ptrs.resize(n_ptrs);
+    t.ptrs.resize(n_ptrs);
     for (size_t e = 0; e < elems.size(); ++e)
         for (size_t k = 0; k < elems[e]->nodes().size(); ++k)
-            ptrs[ptr_offset[e] + k] = &states[elems[e]->nodes()[k]];
+            t.ptrs[t.ptr_offset[e] + k] = &states[elems[e]->nodes()[k]];
+    t.end_multiplier = next;
+    return t;
 }
 
 }  // namespace mbstep

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "mbstep/model/model.hpp"
 
@@ -32,8 +33,12 @@ SecondOrderFormulationBase::SecondOrderFormulationBase(const Model& model,
         if (mnodes[i].kind == NodeKind::kDynamic && inertia_[i].m <= 0.0)
             throw RunError("dynamic structural node " + std::to_string(mnodes[i].label) +
                            " has no mass: attach a body or make it static");
-    BuildElementTable(model_, states_, formulation_, num_element_multipliers_, elements_, ptrs_,
-                      ptr_offset_, active_elements_);
+    ElementTable table = BuildElementTable(model_, states_, formulation_, num_element_multipliers_);
+    num_element_multipliers_ = table.end_multiplier;
+    elements_ = std::move(table.slots);
+    ptrs_ = std::move(table.ptrs);
+    ptr_offset_ = std::move(table.ptr_offset);
+    active_elements_ = std::move(table.active);
 }
 
 const double* SecondOrderFormulationBase::multipliers(int element) const {

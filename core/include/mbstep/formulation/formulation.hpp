@@ -72,15 +72,26 @@ struct ElementSlot {
     int m{0};
 };
 
-/// The element bookkeeping of the second-order formulations: multiplier offsets numbered from
-/// `num_multipliers` on (advanced by the elements' multipliers), each element's node-state
-/// pointers (flattened: ptrs[ptr_offset[e] + k] = &states[node k of e]) and the elements that
-/// contribute. Refuses elements larger than ElementBlock and velocity-level constraint rows
-/// (which SecondOrderProblem cannot express), naming the element and `formulation`.
-void BuildElementTable(const Model& model, const std::vector<FrameState>& states,
-                       const std::string& formulation, int& num_multipliers,
-                       std::vector<ElementSlot>& slots, std::vector<const FrameState*>& ptrs,
-                       std::vector<int>& ptr_offset, std::vector<int>& active);
+/// The element bookkeeping of the second-order formulations.
+struct ElementTable {
+    /// Per element: its multipliers' offset (numbered from BuildElementTable's
+    /// `first_multiplier` on) and count.
+    std::vector<ElementSlot> slots;
+    /// Each element's node-state pointers, flattened: ptrs[ptr_offset[e] + k] = &states[node k
+    /// of e].
+    std::vector<const FrameState*> ptrs;
+    std::vector<int> ptr_offset;
+    /// The elements that contribute (Element::HasContribution or multipliers), in order.
+    std::vector<int> active;
+    /// One past the last multiplier numbered.
+    int end_multiplier{0};
+};
+
+/// Builds the table of the model's elements over `states`. Refuses elements larger than
+/// ElementBlock and velocity-level constraint rows (which SecondOrderProblem cannot express),
+/// naming the element and `formulation`.
+ElementTable BuildElementTable(const Model& model, const std::vector<FrameState>& states,
+                               const std::string& formulation, int first_multiplier);
 
 class Formulation {
   public:

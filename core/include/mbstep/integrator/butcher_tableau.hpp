@@ -1,8 +1,8 @@
 // mbstep — an explicit Runge–Kutta method as data: a Butcher tableau plus a name (the `rk`
 // plugin family, docs/DESIGN.md "Explicit Runge–Kutta and RKMK"). Header only; the
-// registered tableaus live in plugins/rk/tableaus.cpp and are reachable from any
-// Integrator through Integrator::butcher_tableau() (the order-condition test walks the
-// registry with it).
+// registered tableaus live in plugins/rk/tableaus.cpp; an integrator defined by one implements
+// TableauIntegrator, and ButcherTableauOf finds it from any Integrator (the order-condition
+// test walks the registry with it; `analyze` takes the stability function from it).
 //
 //   c | A          A strictly lower triangular (explicit), c_i = sum_j a_ij
 //   --+----        b: weights of the propagated solution (order p)
@@ -29,5 +29,18 @@ struct ButcherTableau {
     int stages() const { return static_cast<int>(b.size()); }
     bool embedded() const { return !b_hat.empty(); }
 };
+
+class Integrator;
+
+/// The interface of the integrators that a Butcher tableau defines (explicit Runge–Kutta and
+/// RKMK: plugins/rk), besides Integrator.
+class TableauIntegrator {
+  public:
+    virtual ~TableauIntegrator();
+    virtual const ButcherTableau& tableau() const = 0;
+};
+
+/// The tableau of `integrator` when it is a TableauIntegrator, else nullptr.
+const ButcherTableau* ButcherTableauOf(const Integrator& integrator);
 
 }  // namespace mbstep

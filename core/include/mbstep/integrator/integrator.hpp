@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "mbstep/formulation/formulation.hpp"
-#include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/io/settings.hpp"
 
 namespace mbstep {
@@ -57,8 +56,6 @@ class Integrator {
     virtual bool adaptive() const { return false; }
     /// Adaptive methods: the step size proposed after the last Advance (accepted or not).
     virtual double next_step() const { return 0.0; }
-    /// Explicit Runge–Kutta methods: their tableau (nullptr for other methods).
-    virtual const ButcherTableau* butcher_tableau() const { return nullptr; }
 };
 
 }  // namespace mbstep
