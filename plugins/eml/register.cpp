@@ -1,5 +1,6 @@
 // mbstep — plugin entry point of `eml [, reduced | null space]`: the Livens-principle
-// energy-momentum scheme with unit quaternions (Kinon & Betsch 2024).
+// energy-momentum scheme with unit quaternions (Kinon & Betsch 2024), and the formulation
+// `lagrangian` it runs models of abstract nodes on.
 #include "eml.hpp"
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -12,7 +13,8 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.family = "energy-momentum";
     d.description =
         "Livens-principle energy-momentum scheme, unit quaternions, singular mass matrix; "
-        "variants `reduced` (q, lambda unknowns) and `null space` (rotation-vector increments)";
+        "variants `reduced` (q, lambda unknowns) and `null space` (rotation-vector increments); "
+        "abstract nodes (T, V, g of `lagrangian` elements) on the `lagrangian` formulation";
     d.order = "2";
     d.parameters = {{"variant", "full", "full, reduced, null space"}};
     d.reference = "Kinon, Betsch, Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9";
@@ -32,5 +34,17 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         return std::make_unique<eml::Eml>(v);
     };
     r.Add(std::move(d));
+
+    FormulationDescriptor f;
+    f.name = "lagrangian";
+    f.description =
+        "state (q, v) of a model of abstract nodes and `lagrangian` elements, for `eml`, which "
+        "forms the equations (72a)-(72d) from the elements' T, V, g itself";
+    f.provides = ProblemInterface::kSecondOrderDae;
+    f.supports_abstract_nodes = true;
+    f.make = [](const Model& m) -> std::unique_ptr<Formulation> {
+        return std::make_unique<eml::AbstractFormulation>(m);
+    };
+    r.Add(std::move(f));
     return 0;
 }
