@@ -1,6 +1,5 @@
 // mbstep — plugin entry point of `eml [, reduced | null space]`: the Livens-principle
-// energy-momentum scheme with unit quaternions (Kinon & Betsch 2024), and the formulation
-// `lagrangian` it runs models of abstract nodes on.
+// energy-momentum scheme with unit quaternions (Kinon & Betsch 2024).
 #include "eml.hpp"
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/plugin/registry.hpp"
@@ -34,17 +33,5 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         return std::make_unique<eml::Eml>(v);
     };
     r.Add(std::move(d));
-
-    FormulationDescriptor f;
-    f.name = "lagrangian";
-    f.description =
-        "state (q, v) of a model of abstract nodes and `lagrangian` elements, for `eml`, which "
-        "forms the equations (72a)-(72d) from the elements' T, V, g itself";
-    f.provides = ProblemInterface::kSecondOrderDae;
-    f.supports_abstract_nodes = true;
-    f.make = [](const Model& m) -> std::unique_ptr<Formulation> {
-        return std::make_unique<eml::AbstractFormulation>(m);
-    };
-    r.Add(std::move(f));
     return 0;
 }

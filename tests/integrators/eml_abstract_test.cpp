@@ -33,12 +33,12 @@ const eml::Variant kVariants[] = {eml::Variant::kFull, eml::Variant::kReduced};
 
 struct AbstractRun {
     Deck deck;
-    std::unique_ptr<eml::AbstractFormulation> f;
+    std::unique_ptr<AbstractFormulation> f;
     eml::Eml integ;
     double t{0.0};
     AbstractRun(const std::string& path, eml::Variant v, double tol)
         : deck(ReadDeck(path, GlobalRegistry())), integ(v) {
-        f = std::make_unique<eml::AbstractFormulation>(deck.model);
+        f = std::make_unique<AbstractFormulation>(deck.model);
         SolverSettings s = deck.settings.solver;
         s.residual_tolerance = tol;
         s.max_iterations = 30;
