@@ -62,8 +62,9 @@ AbstractEml::AbstractEml(AbstractFormulation& f, Variant variant, const SolverSe
             "or `eml, reduced`");
     n_ = f.num_coordinates();
     m_ = f.num_multipliers();
-    Start(0.0);
-    started_ = false;
+    // The initial state (p_0, the cyclic coordinates) already here: a run stopped before Start
+    // (`abort after`) writes its .csv line at t0 from it.
+    Start(f.time());
 }
 
 int AbstractEml::num_unknowns() const { return variant_ == Variant::kFull ? 3 * n_ + m_ : n_ + m_; }
@@ -117,7 +118,6 @@ void AbstractEml::Start(double t0) {
     }
     DetectCyclic();
     f_.SetState(t0, q_n_, v_n_, lambda_n_);
-    started_ = true;
 }
 
 void AbstractEml::Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,

@@ -103,7 +103,6 @@ class AbstractEml {
     };
     std::vector<Cyclic> cyclic_;
     std::vector<LagrangianBlock> b00_;  // per element at (q_n, v_n) (fixed during a step)
-    bool started_{false};
 };
 
 }  // namespace mbstep::eml
