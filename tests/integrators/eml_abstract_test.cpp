@@ -305,3 +305,53 @@ TEST_CASE("eml, abstract nodes: what is refused, with the reason") {
         CHECK(what.find("the model has no abstract nodes") != std::string::npos);
     }
 }
+
+TEST_CASE("eml, abstract nodes: T, V and g split over three elements give the same motion") {
+    // The mass-spring system with T in one element, V in a second on (q1, q3) only and the
+    // link in a third on (q1, q2) only: the discrete derivatives are summed over the elements
+    // on their own coordinates.
+    std::ifstream in(kMassSpring);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const std::string elements = text.substr(text.find("begin: elements;"));
+    text.replace(text.find("begin: elements;"), elements.size(),
+                 "begin: elements;\n"
+                 "genel: 1, lagrangian, coordinates, 3, 1, \"q1\", \"v1\", 2, \"q2\", \"v2\", 3, "
+                 "\"q3\", \"v3\", kinetic energy, \"0.5*M1*v1^2 + 0.5*M2*(v2 + v3)^2\";\n"
+                 "genel: 2, lagrangian, coordinates, 2, 1, \"a\", \"da\", 3, \"b\", \"db\", "
+                 "kinetic energy, \"0\", potential energy, "
+                 "\"0.5*K1*(a^2 + a^4) + 0.5*K2*(b^2 + b^4)\";\n"
+                 "genel: 3, lagrangian, coordinates, 2, 2, \"c\", \"dc\", 1, \"d\", \"dd\", "
+                 "kinetic energy, \"0\", constraints, 1, \"0.5*((c - d)^2 - (L10 + W)^2)\";\n"
+                 "end: elements;\n");
+    text.replace(text.find("genels: 1;"), 10, "genels: 3;");
+    for (eml::Variant v : kVariants) {
+        INFO(Name(v));
+        AbstractRun one(kMassSpring, v, 1e-14);
+        Deck deck = ReadDeckText(text, "split.mbd", GlobalRegistry());
+        AbstractFormulation f(deck.model);
+        eml::Eml integ(v);
+        SolverSettings s = deck.settings.solver;
+        s.residual_tolerance = 1e-14;
+        s.max_iterations = 30;
+        integ.Attach(f, s);
+        integ.Start(0.0, 0.1);
+        double t = 0.0, diff = 0.0, dE = 0.0;
+        double E = integ.abstract()->GeneralizedEnergy();
+        for (int n = 0; n < 100; ++n) {
+            one.Step(0.1);
+            const StepStats st = integ.Advance(t, 0.1);
+            REQUIRE_MESSAGE(st.converged, st.failure);
+            t += 0.1;
+            diff = std::max(diff, (integ.abstract()->q() - one.a().q()).lpNorm<Eigen::Infinity>());
+            dE = std::max(dE, std::abs(integ.abstract()->GeneralizedEnergy() - E));
+            E = integ.abstract()->GeneralizedEnergy();
+        }
+        INFO("max |q_split - q_one| " << diff << ", max |dE(74)| per step " << dE);
+        CHECK(diff <= 1e-11);
+        CHECK(dE <= 1e-13);
+        CHECK(f.multipliers(2) != nullptr);  // the link's multiplier belongs to element 3
+        CHECK(f.multipliers(0) == nullptr);
+    }
+}
