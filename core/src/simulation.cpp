@@ -211,6 +211,19 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         for (const auto& d : registry.formulations()) list += (list.empty() ? "" : ", ") + d.name;
         throw RunError("unknown formulation '" + fname + "'; available: " + list);
     }
+    // A deck that names no formulation, with abstract nodes that the method's default
+    // formulation has no equations for: the registered formulation for the method's interface
+    // that has them (`eml` runs them on `lagrangian`).
+    const FormulationDescriptor* default_fdesc = nullptr;
+    if (rs.formulation.empty() && !deck.model.abstract_nodes().empty() &&
+        !fdesc->supports_abstract_nodes)
+        for (const auto& d : registry.formulations())
+            if (d.supports_abstract_nodes && d.provides == integrator.requires_interface()) {
+                default_fdesc = fdesc;
+                fdesc = &d;
+                fname = d.name;
+                break;
+            }
     if (fdesc->provides != integrator.requires_interface()) {
         std::string accepted;
         for (const auto& d : registry.formulations())
@@ -288,7 +301,15 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
     std::unique_ptr<Formulation> formulation = fdesc->make(deck.model);
     formulation->set_threads(options.threads);
     rs.solver.threads = options.threads;
-    integrator.Attach(*formulation, rs.solver);
+    try {
+        integrator.Attach(*formulation, rs.solver);
+    } catch (const RunError& e) {
+        if (!default_fdesc) throw;
+        throw RunError("method '" + deck.method_name +
+                       "' cannot run a model with abstract nodes: " + "its default formulation '" +
+                       default_fdesc->name + "' has no equations for scalar coordinates, and on '" +
+                       fname + "', the abstract-node formulation for its interface: " + e.what());
+    }
 
     const double t0 = rs.initial_time;
     double h = rs.time_step;

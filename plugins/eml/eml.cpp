@@ -122,6 +122,14 @@ int Eml::num_unknowns() const {
 }
 
 void Eml::Attach(Formulation& f, const SolverSettings& s) {
+    abstract_.reset();
+    if (f.name() == "lagrangian") {  // abstract nodes: the general form (eml_abstract.hpp)
+        formulation_ = &f;
+        settings_ = s;
+        abstract_ =
+            std::make_unique<AbstractEml>(static_cast<AbstractFormulation&>(f), variant_, s);
+        return;
+    }
     if (f.name() != "euler parameters" || f.second_order() == nullptr)
         throw RunError(
             "eml: needs the `euler parameters` formulation (unit quaternions with the "
@@ -522,6 +530,10 @@ void Eml::Symmetries() {
 }
 
 void Eml::Start(double t0, double /*h*/) {
+    if (abstract_) {
+        abstract_->Start(t0);
+        return;
+    }
     pattern_ready_ = false;
     col_rows_.clear();
     problem_->SetTime(t0);
@@ -572,6 +584,7 @@ void Eml::Start(double t0, double /*h*/) {
 }
 
 StepStats Eml::Advance(double t, double h) {
+    if (abstract_) return abstract_->Advance(t, h);
     StepStats st;
     t_n_ = t;
     h_ = h;
@@ -855,6 +868,7 @@ Vec3 Eml::MomentumMap() const {
 }
 
 std::vector<std::pair<std::string, std::string>> Eml::ExtraCsvColumns() const {
+    if (abstract_) return abstract_->CsvColumns();
     return {{"generalized_energy",
              "discrete generalized energy p.v - v.M(q) v/2 + V(q), conserved by eml "
              "[Kinon & Betsch 2024, eq. (74)]; `energy` is E_tot = v.M(q) v/2 + V (80), from the "
@@ -867,6 +881,10 @@ std::vector<std::pair<std::string, std::string>> Eml::ExtraCsvColumns() const {
 }
 
 void Eml::ExtraCsvValues(std::vector<double>& values) const {
+    if (abstract_) {
+        abstract_->CsvValues(values);
+        return;
+    }
     if (!started_) {
         // Before Start the momenta are p = M(q) v (Start sets them so): (74) and (65) equal
         // the energy and the angular momentum from the velocities.

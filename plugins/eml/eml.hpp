@@ -41,6 +41,8 @@
 // Newton tolerance: converged when the max-norm of the residual is below the deck tolerance or the
 // increment is below 1e-13 (1 + |u|) (round-off: v_n+1 = 2 (q_n+1 - q_n)/h amplifies the last bits
 // of q by 2/h).
+// On a model of abstract nodes (formulation `lagrangian`) the general form of (72a)-(72d) runs
+// instead (eml_abstract.hpp).
 #pragma once
 
 #include <Eigen/Core>
@@ -50,13 +52,12 @@
 #include <string>
 #include <vector>
 
+#include "eml_abstract.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::eml {
-
-enum class Variant { kFull, kReduced, kNullSpace };
 
 class Eml final : public Integrator {
   public:
@@ -87,6 +88,8 @@ class Eml final : public Integrator {
     const Eigen::VectorXd& v() const { return v_n_; }
     const Eigen::VectorXd& p() const { return p_n_; }
     int num_unknowns() const;
+    /// The scheme on a model of abstract nodes (formulation `lagrangian`), or nullptr.
+    const AbstractEml* abstract() const { return abstract_.get(); }
 
   private:
     struct ElementInfo {
@@ -146,6 +149,7 @@ class Eml final : public Integrator {
     std::vector<std::vector<int>> colors_;    // columns per colour
     Eigen::SparseMatrix<double> jac_;
     std::unique_ptr<LinearSolver> linear_;
+    std::unique_ptr<AbstractEml> abstract_;
 };
 
 }  // namespace mbstep::eml

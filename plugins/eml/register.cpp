@@ -12,7 +12,8 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     d.family = "energy-momentum";
     d.description =
         "Livens-principle energy-momentum scheme, unit quaternions, singular mass matrix; "
-        "variants `reduced` (q, lambda unknowns) and `null space` (rotation-vector increments)";
+        "variants `reduced` (q, lambda unknowns) and `null space` (rotation-vector increments); "
+        "abstract nodes (T, V, g of `lagrangian` elements) on the `lagrangian` formulation";
     d.order = "2";
     d.parameters = {{"variant", "full", "full, reduced, null space"}};
     d.reference = "Kinon, Betsch, Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9";

@@ -1,6 +1,7 @@
 // mbstep — `rk` family: explicit Runge–Kutta / RKMK (equations in explicit_rk.hpp).
 #include "explicit_rk.hpp"
 
+#include <Eigen/LU>
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,8 @@ ExplicitRk::ExplicitRk(const ButcherTableau& tableau, bool adaptive, double rtol
 void ExplicitRk::Attach(Formulation& f, const SolverSettings& s) {
     formulation_ = &f;
     problem_ = f.second_order();
-    if (!problem_)
+    abstract_ = f.name() == "lagrangian" ? static_cast<AbstractFormulation*>(&f) : nullptr;
+    if (!problem_ && !abstract_)
         throw RunError("integrator '" + name() +
                        "' needs a second-order formulation (lie group, euler parameters, euler "
                        "angles); '" +
@@ -58,12 +60,19 @@ void ExplicitRk::Attach(Formulation& f, const SolverSettings& s) {
                << el->num_multipliers()
                << " constraint equation(s); it is the model's first constraint element "
                   "(index-1/Baumgarte variants are not implemented; use an implicit method, "
-                  "e.g. hht or generalized alpha)";
+               << (abstract_ ? "e.g. eml, or ms on a cgr formulation, for abstract nodes)"
+                             : "e.g. hht or generalized alpha)");
             throw RunError(os.str());
         }
-    nv_ = problem_->num_velocities();
-    nc_ = problem_->num_constraints();
-    vector_space_ = problem_->vector_space();
+    if (abstract_) {
+        nv_ = abstract_->num_coordinates();
+        nc_ = 0;
+        vector_space_ = true;
+    } else {
+        nv_ = problem_->num_velocities();
+        nc_ = problem_->num_constraints();
+        vector_space_ = problem_->vector_space();
+    }
     solver_ = MakeLinearSolver(s.linear_solver, OrderingFromName(s.linear_solver_ordering),
                                s.linear_solver_scale);
     pattern_outer_.clear();
@@ -75,8 +84,65 @@ void ExplicitRk::Attach(Formulation& f, const SolverSettings& s) {
     zero_l_ = Eigen::VectorXd::Zero(nc_);
 }
 
+bool ExplicitRk::AbstractAcceleration(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                                      Eigen::VectorXd& a, std::string& why) {
+    Eigen::MatrixXd M = Eigen::MatrixXd::Zero(nv_, nv_);
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(nv_);
+    LagrangianBlock b;
+    const auto& elements = abstract_->elements();
+    for (size_t k = 0; k < elements.size(); ++k) {
+        abstract_->Evaluate(static_cast<int>(k), q, v, b);
+        const std::vector<int>& c = elements[k].coordinates;
+        const int n = static_cast<int>(c.size());
+        for (int i = 0; i < n; ++i) {
+            double tvq_v = 0.0;  // (T_vq v)_i = sum_j T_qv(j, i) v_j
+            for (int j = 0; j < n; ++j) {
+                M(c[i], c[j]) += b.T_vv(i, j);
+                tvq_v += b.T_qv(j, i) * v[c[j]];
+            }
+            rhs[c[i]] += b.T_q[i] - b.V_q[i] - tvq_v;  // (4)
+        }
+    }
+    ++solves_;
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(M);
+    lu.setThreshold(1e-12);
+    if (lu.rank() < nv_) {
+        std::ostringstream os;
+        os << "the mass matrix T_vv of the abstract nodes is singular at t = " << t << " (rank "
+           << lu.rank() << " of " << nv_
+           << "): explicit Runge-Kutta solves M(q) a = T_q - V_q - T_vq v and needs M "
+              "invertible; `eml` or a `cgr` formulation with a first-order method never invert it";
+        why = os.str();
+        return false;
+    }
+    a = lu.solve(rhs);
+    if (!a.allFinite()) {
+        why = "non-finite acceleration at t = " + std::to_string(t);
+        return false;
+    }
+    return true;
+}
+
+void ExplicitRk::Retract(const Eigen::VectorXd& q, const Eigen::VectorXd& theta,
+                         Eigen::VectorXd& out) {
+    if (abstract_)
+        out = q + theta;
+    else
+        problem_->Retract(q, theta, out);
+}
+
+void ExplicitRk::ShowState(const Eigen::VectorXd& q, double t) {
+    if (abstract_) return;
+    problem_->set_q(q);
+    problem_->SetTime(t);
+}
+
 bool ExplicitRk::Acceleration(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                               Eigen::VectorXd& a, Eigen::VectorXd& lambda, std::string& why) {
+    if (abstract_) {
+        lambda.resize(0);
+        return AbstractAcceleration(q, v, t, a, why);
+    }
     problem_->set_q(q);
     problem_->SetTime(t);
     problem_->Evaluate(v, zero_v_, zero_l_, Ma_, f_, phi_);  // f(q, v, 0, t)
@@ -186,14 +252,24 @@ void ExplicitRk::Propose(double h, double err, bool accepted) {
 }
 
 void ExplicitRk::Start(double t0, double h) {
-    problem_->SetTime(t0);
-    Eigen::VectorXd a0, l0;
-    problem_->InitialConditions(v_n_, a0, l0);  // v from the nodes' initial twists
-    q_n_ = problem_->q();
+    if (abstract_) {  // the abstract nodes' initial values and derivatives
+        const auto& nodes = abstract_->model().abstract_nodes();
+        q_n_.resize(nv_);
+        v_n_.resize(nv_);
+        for (int i = 0; i < nv_; ++i) q_n_[i] = nodes[i].x0, v_n_[i] = nodes[i].v0;
+    } else {
+        problem_->SetTime(t0);
+        Eigen::VectorXd a0, l0;
+        problem_->InitialConditions(v_n_, a0, l0);  // v from the nodes' initial twists
+        q_n_ = problem_->q();
+    }
     std::string why;
     if (!Acceleration(q_n_, v_n_, t0, a_n_, lambda_n_, why))
         throw RunError("integrator '" + name() + "' at the initial time: " + why);
-    problem_->AfterConvergence(v_n_, lambda_n_);
+    if (abstract_)
+        abstract_->SetState(t0, q_n_, v_n_, lambda_n_);
+    else
+        problem_->AfterConvergence(v_n_, lambda_n_);
     h_next_ = h;
     err_prev_ = 1e-4;
     last_rejected_ = false;
@@ -217,7 +293,7 @@ StepStats ExplicitRk::Advance(double t, double h) {
             theta += (h * tb.a[i][j]) * kq_[j];
             V += (h * tb.a[i][j]) * kv_[j];
         }
-        problem_->Retract(q_n_, theta, Q);
+        Retract(q_n_, theta, Q);
         ok = Acceleration(Q, V, t + tb.c[i] * h, kv_[i], lambda, why);
         if (ok) Kinematic(theta, V, kq_[i]);
     }
@@ -235,7 +311,7 @@ StepStats ExplicitRk::Advance(double t, double h) {
                 ev += (h * (tb.b[j] - tb.b_hat[j])) * kv_[j];
             }
         }
-        problem_->Retract(q_n_, theta1, q1);
+        Retract(q_n_, theta1, q1);
         ok = q1.allFinite() && v1.allFinite();
         if (!ok) why = "non-finite state at t = " + std::to_string(t + h);
     }
@@ -245,16 +321,14 @@ StepStats ExplicitRk::Advance(double t, double h) {
         st.error = err;
         if (!(err <= 1.0)) {  // rejected (or NaN): the state stays at t
             Propose(h, err, false);
-            problem_->set_q(q_n_);
-            problem_->SetTime(t);
+            ShowState(q_n_, t);
             st.converged = true;
             st.accepted = false;
             return st;
         }
         Propose(h, err, true);
     } else if (!ok) {
-        problem_->set_q(q_n_);
-        problem_->SetTime(t);
+        ShowState(q_n_, t);
         st.converged = false;
         st.failure = "at t = " + std::to_string(t + h) + ": " + why;
         return st;
@@ -265,11 +339,9 @@ StepStats ExplicitRk::Advance(double t, double h) {
         // The last stage was evaluated at q_n (+) h sum b_j kq_j with the same operations.
         a1 = kv_[s - 1];
         l1 = lambda;
-        problem_->set_q(q1);
-        problem_->SetTime(t + h);
+        ShowState(q1, t + h);
     } else if (!Acceleration(q1, v1, t + h, a1, l1, why)) {
-        problem_->set_q(q_n_);
-        problem_->SetTime(t);
+        ShowState(q_n_, t);
         st.factorizations = solves_;
         st.converged = false;
         st.accepted = true;
@@ -281,7 +353,10 @@ StepStats ExplicitRk::Advance(double t, double h) {
     v_n_ = v1;
     a_n_ = a1;
     lambda_n_ = l1;
-    problem_->AfterConvergence(v_n_, lambda_n_);
+    if (abstract_)
+        abstract_->SetState(t + h, q_n_, v_n_, lambda_n_);
+    else
+        problem_->AfterConvergence(v_n_, lambda_n_);
     st.converged = true;
     st.accepted = true;
     return st;

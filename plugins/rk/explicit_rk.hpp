@@ -41,6 +41,14 @@
 // standard (beta = 0, no growth) after a rejected step. FSAL pairs reuse their last stage as
 // the next step's first; every tableau reuses the acceleration at the accepted point.
 //
+// Abstract nodes (formulation `lagrangian`, mbstep/formulation/abstract_formulation.hpp): with
+// T(q, v) and V(q) of the `lagrangian` elements, (2) is replaced by the Lagrange equations
+//   (4) M(q, v) a = T_q - V_q - T_vq v,   M = T_vv,  (T_vq v)_i = sum_j d2T/dv_i dq_j v_j
+// solved per stage by a dense, fully pivoted LU (these systems are small) and (3) is q' = v.
+// A mass matrix of numerical rank < n (relative pivot threshold 1e-12) is refused: at the
+// initial time in Start, later as a step failure, naming the time and the rank (a singular M
+// needs `eml` or a `cgr` formulation, which never invert it).
+//
 // Refused in Attach, before the first step: models with element multipliers (holonomic or
 // velocity-level constraints; the first such element is named), formulations that are not
 // second order. Not implemented: index-1/Baumgarte variants for constrained models.
@@ -52,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/formulation/abstract_formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/butcher_tableau.hpp"
 #include "mbstep/integrator/integrator.hpp"
@@ -83,6 +92,14 @@ class ExplicitRk final : public Integrator, public TableauIntegrator {
     /// (2) at (q, v, t); false (with the reason) for a singular matrix or a non-finite result.
     bool Acceleration(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                       Eigen::VectorXd& a, Eigen::VectorXd& lambda, std::string& why);
+    /// (4) at (q, v) for abstract nodes; false (with the reason) for a singular M.
+    bool AbstractAcceleration(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                              Eigen::VectorXd& a, std::string& why);
+    /// q (+) theta: the formulation's retraction, or q + theta for abstract nodes.
+    void Retract(const Eigen::VectorXd& q, const Eigen::VectorXd& theta, Eigen::VectorXd& out);
+    /// The state (q, t) the formulation shows (nothing to restore for abstract nodes, whose
+    /// formulation is written only at an accepted point).
+    void ShowState(const Eigen::VectorXd& q, double t);
     /// kq = T(theta)^-1 v (Lie group) or v.
     void Kinematic(const Eigen::VectorXd& theta, const Eigen::VectorXd& v, Eigen::VectorXd& kq);
     double ErrorNorm(const Eigen::VectorXd& eq, const Eigen::VectorXd& ev,
@@ -94,6 +111,7 @@ class ExplicitRk final : public Integrator, public TableauIntegrator {
     double rtol_, atol_;
     Formulation* formulation_{nullptr};
     SecondOrderProblem* problem_{nullptr};
+    AbstractFormulation* abstract_{nullptr};  // abstract nodes: (4) instead of (2)
     std::unique_ptr<LinearSolver> solver_;
     std::vector<int> pattern_outer_, pattern_inner_;
     int nv_{0}, nc_{0};

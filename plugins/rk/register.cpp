@@ -65,7 +65,8 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         d.name = "rk";
         d.family = "runge-kutta";
         d.description = "explicit Runge-Kutta / RKMK with a registered tableau (" + names +
-                        "); embedded pairs with step-size control; no constraints";
+                        "); embedded pairs with step-size control; no constraints; abstract "
+                        "nodes with an invertible mass matrix on `lagrangian`";
         d.order = "1-6";
         d.parameters = {{"tableau", "dopri5", names},
                         {"rtol", "1e-6", "> 0, or `fixed` (embedded pairs)"},

@@ -14,7 +14,7 @@
 #include <cmath>
 #include <string>
 
-#include "support/rk4.hpp"
+#include "support/livens_references.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace mbstep;
@@ -22,26 +22,11 @@ using namespace mbstep;
 namespace {
 
 const std::string kDeck = test::SourcePath("examples/spring-pendulum/deck.mbd");
-constexpr double kPi = 3.14159265358979323846;
 
 using State = std::array<double, 6>;  // l, theta, phi and their rates
 
-/// The state at t = 1: m = 1, EA = 300, l0 = 1, g = 0.
-State Reference() {
-    auto rhs = [](const State& s) {
-        const double l = s[0], th = s[1], dl = s[3], dth = s[4], dph = s[5];
-        const double eps = (l * l - 1.0) / 2.0;
-        return State{dl,
-                     dth,
-                     dph,
-                     l * dth * dth + l * std::sin(th) * std::sin(th) * dph * dph - 300.0 * eps * l,
-                     std::sin(th) * std::cos(th) * dph * dph - 2.0 * dl * dth / l,
-                     -(2.0 * dl / l + 2.0 * std::cos(th) * dth / std::sin(th)) * dph};
-    };
-    State s{1.05, kPi / 2, 0.0, 0.0, 1.0, 1.0};
-    const int n = 100000;
-    return test::Rk4(rhs, s, 1.0 / n, n);
-}
+/// The state at t = 1: m = 1, EA = 300, l0 = 1, g = 0 (support/livens_references.hpp).
+State Reference() { return test::SpringPendulumReference(); }
 
 struct Result {
     double error{0.0};         ///< max over the state at t = 1

@@ -380,7 +380,7 @@ TEST_CASE("static model: every second-order method and formulation refuses it") 
                              RunError);
         ++refused;
     }
-    CHECK(refused == 3);  // euler parameters, lie group, euler angles
+    CHECK(refused == 4);  // euler parameters, lie group, euler angles, lagrangian
 }
 
 TEST_CASE("model: static and model: dynamic set the flag; the default is dynamic") {

@@ -2,7 +2,8 @@
 // (registry.hpp) are derived from the integrator itself; the formulations a method runs on are
 // found by running it: one step of a free rigid body under gravity on each formulation that
 // provides the equation form the method needs (a method that refuses a formulation says so in
-// Attach, e.g. `eml` needs Euler parameters).
+// Attach, e.g. `eml` needs Euler parameters), and, where that fails on a formulation that runs
+// abstract nodes, one step of an abstract-node oscillator.
 #include "plugins_doc.hpp"
 
 #include <cmath>
@@ -97,19 +98,37 @@ begin: elements;
 end: elements;
 )";
 
-bool RunsOn(const std::string& method, const std::string& formulation, const Registry& r) {
+// One step of a one-coordinate oscillator of an abstract node (T = u^2/2, V = x^2/2): the probe
+// of the formulations that run abstract nodes, when the rigid body's fails (`lagrangian`).
+const char* kAbstractProbeDeck = R"(
+begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.e-3; time step: 1.e-3;
+    tolerance: 1.e-8; max iterations: 20; end: initial value;
+begin: control data; abstract nodes: 1; genels: 1; end: control data;
+begin: nodes; abstract: 1, differential, value, 0.1, derivative, 0.3; end: nodes;
+begin: elements;
+    genel: 1, lagrangian, coordinates, 1, 1, "x", "u", kinetic energy, "u^2/2",
+        potential energy, "x^2/2";
+end: elements;
+)";
+
+bool RunsOn(const std::string& method, const std::string& formulation, const Registry& r,
+            const char* probe = kProbeDeck) {
     try {
-        Deck deck = ReadDeckText(kProbeDeck, "<formulation probe>", r);
+        Deck deck = ReadDeckText(probe, "<formulation probe>", r);
         deck.integrator = MakeIntegrator(method, r);
         deck.method_name = method;
         deck.settings.formulation = formulation;
         RunOptions options;
         options.write_output = false;
         options.progress = false;
-        return Run(deck, options, r).completed;
+        if (Run(deck, options, r).completed) return true;
     } catch (const std::exception&) {
-        return false;
     }
+    const FormulationDescriptor* f = r.FindFormulation(formulation);
+    if (probe == kProbeDeck && f && f->supports_abstract_nodes)
+        return RunsOn(method, formulation, r, kAbstractProbeDeck);
+    return false;
 }
 
 /// The formulations `d` runs on, its default first (marked).
