@@ -40,13 +40,13 @@
 //     w_ref = G(g_p) g'_p, and g, g' restart at 0 — the correction is composed with the
 //     prediction, so the converged point depends on the predictor (docs/DESIGN.md).
 //
-// Initial derivatives: y' and lambda at t0 solved at acceleration level (see the .cpp); none
-// for a static model (y' = 0, lambda = 0 at t0).
+// Initial derivatives: y' and lambda at t0 solved at acceleration level
+// (cgr_initial_derivatives.cpp); none for a static model (y' = 0, lambda = 0 at t0).
 //
 // With Momenta::kEliminated[Unscaled] the same class is `cgr velocity` [unscaled]: the state
 // y, y' is the same, but Newton's unknowns are only x', g' and lambda; the momenta are set from
 // them in the node pass and the iteration matrix is the Schur complement of the one above,
-// assembled directly (plugins/formulation_cgr_velocity/cgr_velocity_formulation.hpp).
+// assembled directly (cgr_velocity_formulation.hpp).
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>

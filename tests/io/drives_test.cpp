@@ -152,7 +152,8 @@ TEST_CASE("drives: argument errors") {
 }
 
 TEST_CASE("drives: a string drive of a 200000-term chain") {
-    // Flat chains do not recurse (io/expression.cpp): value and derivative of Time + ... + Time.
+    // Flat chains do not recurse (io/expression_eval.cpp): value and derivative of Time + ... +
+    // Time.
     std::string body = "Time";
     for (int i = 1; i < 200000; ++i) body += "+Time";
     const DrivePtr d = ReadDrive("string, \"" + body + "\"", test::TestRegistry());

@@ -32,6 +32,7 @@
 #include "plot_script.hpp"
 #include "plugins_doc.hpp"
 #include "study.hpp"
+#include "study_parts.hpp"
 
 namespace po = boost::program_options;
 using namespace mbstep;
@@ -118,12 +119,6 @@ std::string Slug(const analysis::OscillatorCurve& c) {
         s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ? ch : '-';
     if (!c.rho_text.empty()) s += "-rho" + c.rho_text;
     return s;
-}
-
-std::string TrimSpaces(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 /// One curve to compute: the method (as built from `text`), its name in the CSV (the text
@@ -244,7 +239,7 @@ int Analyze(const std::vector<std::string>& args) {
             std::stringstream ss(item);
             std::string tok;
             while (std::getline(ss, tok, ','))
-                if (!(tok = TrimSpaces(tok)).empty()) {
+                if (!(tok = study::Trim(tok)).empty()) {
                     ParseRho(tok);  // validates
                     rhos.push_back(tok);
                 }
@@ -261,9 +256,9 @@ int Analyze(const std::vector<std::string>& args) {
     const Registry& reg = GlobalRegistry();
     std::vector<AnalysisCase> cases;
     for (const std::string& arg : vm["method"].as<std::vector<std::string>>()) {
-        const std::string text = TrimSpaces(arg);
+        const std::string text = study::Trim(arg);
         const auto comma = text.find(',');
-        const std::string key = TrimSpaces(text.substr(0, comma));
+        const std::string key = study::Trim(text.substr(0, comma));
         const IntegratorDescriptor* d = reg.FindIntegrator(key);
         if (!d) {
             std::string known;
@@ -279,7 +274,7 @@ int Analyze(const std::vector<std::string>& args) {
             }
             const auto next = rest.find(',');
             cases.push_back({text, d->name + (next == std::string::npos ? "" : rest.substr(next)),
-                             TrimSpaces(rest.substr(0, next))});
+                             study::Trim(rest.substr(0, next))});
             continue;
         }
         if (!d->tunable) {

@@ -89,7 +89,7 @@ struct StudyPlan {
     std::vector<std::string> warnings;
 };
 
-/// Trimmed of blanks and tabs.
+/// Trimmed of blanks and tabs (also the lists of `mbstep analyze`, main.cpp).
 std::string Trim(const std::string& s);
 /// A positive finite number, or StudyError naming `what`.
 double ParsePositive(const std::string& text, const std::string& what);

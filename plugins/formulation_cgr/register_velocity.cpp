@@ -1,6 +1,6 @@
 // mbstep — plugin entry point of the `cgr velocity` formulation.
-#include "../formulation_cgr/lagrangian_formulation.hpp"
 #include "cgr_velocity_formulation.hpp"
+#include "lagrangian_formulation.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {

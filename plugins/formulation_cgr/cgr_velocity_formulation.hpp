@@ -37,4 +37,4 @@
 // are cgr's, in the rows of dynamic nodes times c when the rows are scaled.
 #pragma once
 
-#include "../formulation_cgr/cgr_formulation.hpp"
+#include "cgr_formulation.hpp"
