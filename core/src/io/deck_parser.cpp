@@ -126,7 +126,7 @@ std::string DeckParser::CurrentDirectory() const {
 void DeckParser::SkipSpace() {
     std::string_view t = text();
     std::size_t& p = pos();
-    while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+    while (p < t.size() && IsSpaceChar(t[p])) ++p;
 }
 
 char DeckParser::Peek() {
@@ -137,7 +137,7 @@ char DeckParser::Peek() {
 std::size_t DeckParser::Mark() const {
     std::string_view t = text();
     std::size_t p = cursor().pos;
-    while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+    while (p < t.size() && IsSpaceChar(t[p])) ++p;
     return p;
 }
 
@@ -166,7 +166,7 @@ std::string DeckParser::ReadStatementKeyword(SourceLocation* where, bool* has_ar
            (IsWordChar(t[p]) || t[p] == ' ' || t[p] == '\t' || t[p] == '\r' || t[p] == '\n'))
         ++p;
     const std::string keyword = CollapseSpaces(t.substr(start, p - start));
-    if (keyword.empty() || !std::isalpha(static_cast<unsigned char>(keyword[0])))
+    if (keyword.empty() || !IsAlphaChar(keyword[0]))
         Fail(*where, "expected a statement keyword, got " + DescribeToken(t, start));
     if (p < t.size() && t[p] == ':') {
         *has_args = true;
@@ -215,7 +215,7 @@ std::string DeckParser::RestOfStatement() {
 
 bool DeckParser::DelimiterAfter(std::size_t p) const {
     std::string_view t = text();
-    while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+    while (p < t.size() && IsSpaceChar(t[p])) ++p;
     return p >= t.size() || t[p] == ',' || t[p] == ';';
 }
 
@@ -236,7 +236,7 @@ bool DeckParser::HasArg() {
 bool DeckParser::LooksLikeKeyword(std::string_view kw) const {
     std::string_view t = text();
     std::size_t p = cursor().pos;
-    while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+    while (p < t.size() && IsSpaceChar(t[p])) ++p;
     const std::size_t end = MatchKeyword(t, p, kw);
     return end != std::string_view::npos && DelimiterAfter(end);
 }
@@ -244,13 +244,13 @@ bool DeckParser::LooksLikeKeyword(std::string_view kw) const {
 bool DeckParser::LooksLikeKeywordPair(std::string_view kw, std::string_view after) const {
     std::string_view t = text();
     std::size_t p = cursor().pos;
-    while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+    while (p < t.size() && IsSpaceChar(t[p])) ++p;
     std::size_t end = MatchKeyword(t, p, kw);
     if (end == std::string_view::npos) return false;
-    while (end < t.size() && std::isspace(static_cast<unsigned char>(t[end]))) ++end;
+    while (end < t.size() && IsSpaceChar(t[end])) ++end;
     if (end >= t.size() || t[end] != ',') return false;
     ++end;
-    while (end < t.size() && std::isspace(static_cast<unsigned char>(t[end]))) ++end;
+    while (end < t.size() && IsSpaceChar(t[end])) ++end;
     const std::size_t e2 = MatchKeyword(t, end, after);
     return e2 != std::string_view::npos && DelimiterAfter(e2);
 }
@@ -295,11 +295,9 @@ namespace {
 bool PlainNumber(std::string_view t, std::size_t start, double* value, std::size_t* end) {
     std::size_t p = start;
     if (p < t.size() && t[p] == '-') ++p;
-    if (p >= t.size() || !(std::isdigit(static_cast<unsigned char>(t[p])) || t[p] == '.'))
-        return false;
-    while (p < t.size() &&
-           (std::isdigit(static_cast<unsigned char>(t[p])) || t[p] == '.' || t[p] == 'e' ||
-            t[p] == 'E' || ((t[p] == '+' || t[p] == '-') && (t[p - 1] == 'e' || t[p - 1] == 'E'))))
+    if (p >= t.size() || !(IsDigitChar(t[p]) || t[p] == '.')) return false;
+    while (p < t.size() && (IsDigitChar(t[p]) || t[p] == '.' || t[p] == 'e' || t[p] == 'E' ||
+                            ((t[p] == '+' || t[p] == '-') && (t[p - 1] == 'e' || t[p - 1] == 'E'))))
         ++p;
     const auto r = std::from_chars(t.data() + start, t.data() + p, *value);
     if (r.ec != std::errc() || r.ptr != t.data() + p || !std::isfinite(*value)) return false;
@@ -599,8 +597,7 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
 
     // Two-vector form: vector i exact, vector j orthogonalised, the third by cross product.
     std::string_view t = text();
-    if (pos() < t.size() && IsWordChar(t[pos()]) &&
-        !std::isdigit(static_cast<unsigned char>(t[pos()]))) {
+    if (pos() < t.size() && IsWordChar(t[pos()]) && !IsDigitChar(t[pos()])) {
         std::size_t p = pos();
         while (p < t.size() && IsWordChar(t[p])) ++p;
         const std::string word(t.substr(pos(), p - pos()));
@@ -692,12 +689,12 @@ DrivePtr DeckParser::GetDrive(std::string_view what) {
     }
     // Otherwise a constant expression; an unknown word is an unknown drive keyword.
     std::string_view t = text();
-    if (pos() < t.size() && std::isalpha(static_cast<unsigned char>(t[pos()]))) {
+    if (pos() < t.size() && IsAlphaChar(t[pos()])) {
         std::size_t p = pos();
         while (p < t.size() && IsWordChar(t[p])) ++p;
         const std::string word(t.substr(pos(), p - pos()));
         std::size_t q = p;
-        while (q < t.size() && std::isspace(static_cast<unsigned char>(t[q]))) ++q;
+        while (q < t.size() && IsSpaceChar(t[q])) ++q;
         const bool call = q < t.size() && (t[q] == '(' || t[q] == ':');
         if (!call && !symbols_.Find(word) && word != "Time") {
             std::vector<std::string> names;

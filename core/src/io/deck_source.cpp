@@ -27,7 +27,7 @@ void Blank(std::string& text, std::size_t from, std::size_t to) {
 
 }  // namespace
 
-bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsWordChar(char c) { return IsAlphaChar(c) || IsDigitChar(c) || c == '_'; }
 
 SourceLocation DeckSource::Location(std::size_t offset) const {
     offset = std::min(offset, text.size());
@@ -187,8 +187,7 @@ std::string DescribeToken(std::string_view text, std::size_t pos) {
             } else if (text[p] == ' ' || text[p] == '\t') {
                 std::size_t q = p;
                 while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
-                if (q < text.size() && std::isalpha(static_cast<unsigned char>(text[q])) &&
-                    std::isalpha(static_cast<unsigned char>(text[pos])))
+                if (q < text.size() && IsAlphaChar(text[q]) && IsAlphaChar(text[pos]))
                     p = q;
                 else
                     break;

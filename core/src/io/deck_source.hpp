@@ -45,6 +45,11 @@ bool IsKeywordKey(std::string_view key, std::string_view keyword);
 std::string CollapseSpaces(std::string_view s);
 
 bool IsWordChar(char c);
+/// The C locale's character classes, inline (the reader tests every character of a deck; the
+/// libc calls were a few per cent of reading a large one).
+inline bool IsSpaceChar(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+inline bool IsDigitChar(char c) { return c >= '0' && c <= '9'; }
+inline bool IsAlphaChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 /// Decodes the double-quoted string whose opening quote is at text[open]; map[i] is the
 /// offset in text of decoded character i (plus one entry for the closing quote). Escapes
