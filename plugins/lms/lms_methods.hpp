@@ -38,8 +38,10 @@ namespace mbstep::lms {
 
 class ImplicitEuler final : public StepN<1> {
   public:
+    static constexpr int kOrder = 1;  ///< declared order (also the registry's)
+    static constexpr bool kTunable = false;
     std::string name() const override { return "implicit euler"; }
-    int order() const override { return 1; }
+    int order() const override { return kOrder; }
 
   protected:
     Coefficients DoCoefficients(double, double) const override { return {{1.0}, {1.0, 0.0}}; }
@@ -49,8 +51,10 @@ class ImplicitEuler final : public StepN<1> {
 
 class CrankNicolson final : public StepN<1> {
   public:
+    static constexpr int kOrder = 2;
+    static constexpr bool kTunable = false;
     std::string name() const override { return "crank nicolson"; }
-    int order() const override { return 2; }
+    int order() const override { return kOrder; }
 
   protected:
     Coefficients DoCoefficients(double, double) const override { return {{1.0}, {0.5, 0.5}}; }
@@ -62,11 +66,13 @@ class CrankNicolson final : public StepN<1> {
 template <int N>
 class Tunable : public StepN<N> {
   public:
+    static constexpr int kOrder = 2;
+    static constexpr bool kTunable = true;
     Tunable(std::string name, RhoParameter rho, RhoParameter alg)
         : name_(std::move(name)), rho_(std::move(rho)), alg_(std::move(alg)) {}
     std::string name() const override { return name_; }
-    int order() const override { return 2; }
-    bool tunable() const override { return true; }
+    int order() const override { return kOrder; }
+    bool tunable() const override { return kTunable; }
 
   protected:
     double DoRho(double t) const override { return rho_.At(t); }

@@ -13,10 +13,10 @@ IntegratorDescriptor Describe(const std::string& name, std::string description) 
     d.name = name;
     d.family = "equivalent single-step (SingleStep)";
     d.description = std::move(description);
-    d.order = "2";
+    d.order = std::to_string(M::kOrder);  // M's declared order and tunability (ss_methods.hpp)
+    d.tunable = M::kTunable;
     d.parameters = {{"rho_inf", "0", "[0, 1] (drive)"},
                     {"algebraic rho_inf", "rho_inf", "[0, 1] (drive)"}};
-    d.tunable = true;
     d.reference = "Zhang, Masarati et al., section 2.2 and ref. [36]; MBDyn singlestepsol";
     d.equations = "eqs. (4a)-(4e), (9)-(11), (15), (18)-(20)";
     d.make = [name](DeckInput& in) -> std::unique_ptr<Integrator> {
@@ -30,16 +30,11 @@ IntegratorDescriptor Describe(const std::string& name, std::string description) 
 
 MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     if (abi != mbstep::kPluginAbi) return 1;
-    r.Add(Describe<single_step::Ss2>(
-        "ss2",
-        "SS2: single-step equivalent of ms2, 1 auxiliary variable, order 2, tunable rho_inf"));
+    r.Add(Describe<single_step::Ss2>("ss2",
+                                     "SS2: single-step equivalent of ms2, 1 auxiliary variable"));
     r.Add(Describe<single_step::Ss3>(
-        "ss3",
-        "SS3: single-step equivalent of ms3, 2 complex auxiliary variables, order 2, "
-        "tunable rho_inf"));
+        "ss3", "SS3: single-step equivalent of ms3, 2 complex auxiliary variables"));
     r.Add(Describe<single_step::Ss4>(
-        "ss4",
-        "SS4: single-step equivalent of ms4, 3 complex auxiliary variables, order 2, "
-        "tunable rho_inf"));
+        "ss4", "SS4: single-step equivalent of ms4, 3 complex auxiliary variables"));
     return 0;
 }

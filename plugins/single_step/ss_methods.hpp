@@ -41,8 +41,10 @@ class Method : public SingleStep<N> {
     Method(std::string name, RhoParameter rho, RhoParameter alg)
         : name_(std::move(name)), rho_(std::move(rho)), alg_(std::move(alg)) {}
     std::string name() const override { return name_; }
-    int order() const override { return 2; }
-    bool tunable() const override { return true; }
+    static constexpr int kOrder = 2;  ///< declared order (also the registry's)
+    static constexpr bool kTunable = true;
+    int order() const override { return kOrder; }
+    bool tunable() const override { return kTunable; }
 
   protected:
     double DoRho(double t) const override { return rho_.At(t); }
