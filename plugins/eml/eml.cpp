@@ -641,19 +641,8 @@ StepStats Eml::Advance(double t, double h) {
         if (!st.converged && !u.allFinite()) u = u0;
     }
     if (!st.converged) {
-        std::ostringstream os;
-        os << "eml: Newton did not converge at t = " << t + h << " (h = " << h << "), residual "
-           << st.residual << " > tolerance " << tol;
-        if (r.size() == num_unknowns()) {  // the last residual evaluated: its worst equation
-            Eigen::Index worst = 0;
-            if (r.allFinite()) {
-                r.cwiseAbs().maxCoeff(&worst);
-            } else {
-                while (std::isfinite(r[worst])) ++worst;
-            }
-            os << ", worst equation " << DescribeEquation(static_cast<int>(worst));
-        }
-        st.failure = os.str();
+        st.failure = EmlNewtonFailure(t + h, h, st.residual, tol, r, num_unknowns(),
+                                      [this](int row) { return DescribeEquation(row); });
         return st;
     }
     Eigen::VectorXd q1, v1, p1, lambda, force, dTv, phi1;

@@ -10,6 +10,24 @@
 
 namespace mbstep::eml {
 
+std::string EmlNewtonFailure(double t, double h, double residual, double tol,
+                             const Eigen::VectorXd& r, int n,
+                             const std::function<std::string(int)>& describe) {
+    std::ostringstream os;
+    os << "eml: Newton did not converge at t = " << t << " (h = " << h << "), residual " << residual
+       << " > tolerance " << tol;
+    if (r.size() == n) {  // the last residual evaluated: its worst equation
+        Eigen::Index worst = 0;
+        if (r.allFinite()) {
+            r.cwiseAbs().maxCoeff(&worst);
+        } else {
+            while (std::isfinite(r[worst])) ++worst;
+        }
+        os << ", worst equation " << describe(static_cast<int>(worst));
+    }
+    return os.str();
+}
+
 namespace {
 
 // Gonzalez's discrete gradient (71) of f from x0 to x1 = x0 + dx, in the quotient by the
@@ -309,19 +327,8 @@ StepStats AbstractEml::Advance(double t, double h) {
         ++st.iterations;
     }
     if (!st.converged) {
-        std::ostringstream os;
-        os << "eml: Newton did not converge at t = " << t + h << " (h = " << h << "), residual "
-           << st.residual << " > tolerance " << tol;
-        if (r.size() == num_unknowns()) {
-            Eigen::Index worst = 0;
-            if (r.allFinite()) {
-                r.cwiseAbs().maxCoeff(&worst);
-            } else {
-                while (std::isfinite(r[worst])) ++worst;
-            }
-            os << ", worst equation " << DescribeEquation(static_cast<int>(worst));
-        }
-        st.failure = os.str();
+        st.failure = EmlNewtonFailure(t + h, h, st.residual, tol, r, num_unknowns(),
+                                      [this](int row) { return DescribeEquation(row); });
         return st;
     }
     const Eigen::VectorXd q1 = u.head(n_), lambda = u.tail(m_);

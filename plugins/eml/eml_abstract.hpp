@@ -41,6 +41,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@
 #include "mbstep/integrator/integrator.hpp"
 
 namespace mbstep::eml {
+
+/// The failure message of an `eml` step whose Newton loop did not converge (both paths): the
+/// time, step, residual and tolerance, and, when r is the last residual evaluated (size n),
+/// its worst equation as `describe` names it (the first non-finite one if any).
+std::string EmlNewtonFailure(double t, double h, double residual, double tol,
+                             const Eigen::VectorXd& r, int n,
+                             const std::function<std::string(int)>& describe);
 
 /// The scheme's unknowns: (q, v, p, lambda), (q, lambda) with (101)-(102), or rotation-vector
 /// increments (105) (structural nodes only).
