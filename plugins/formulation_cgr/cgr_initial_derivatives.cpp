@@ -91,33 +91,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
                         trip.emplace_back(moff[e] + j, 6 * en[a] + c, G(j, 6 * a + c));
         }
         // psi(tau) = phi_q v + phi_t along the constant-twist motion.
-        std::vector<FrameState> moved(k);
-        std::vector<const FrameState*> ptr(k);
         auto psi = [&](double tau) {
-            for (int a = 0; a < k; ++a) {
-                const FrameState& s = states_[en[a]];
-                moved[a] = s;
-                moved[a].x = s.x + tau * s.v;
-                moved[a].R = so3::Exp(tau * s.w) * s.R;
-                ptr[a] = &moved[a];
-            }
-            Eigen::VectorXd vt(6 * k);
-            for (int a = 0; a < k; ++a) vt.segment<6>(6 * a) << moved[a].v, moved[a].w;
-            ElementBlock bb;
-            ElementContext c2{t_ + tau, ptr.data(), zero_lambda.data(), grav};
-            bb.Reset(k, m, true);
-            el.Evaluate(c2, bb);
-            Eigen::VectorXd out = bb.phi_q * vt;
-            const double eps = 1e-6;
-            ElementBlock bp, bm;
-            c2.t = t_ + tau + eps;
-            bp.Reset(k, m, false);
-            el.Evaluate(c2, bp);
-            c2.t = t_ + tau - eps;
-            bm.Reset(k, m, false);
-            el.Evaluate(c2, bm);
-            out += (bp.phi - bm.phi) / (2 * eps);
-            return out;
+            return ConstraintRateAlongMotion(el, states_, t_, tau, grav);
         };
         Eigen::VectorXd acc = Eigen::VectorXd::Zero(m), first;
         if (any_velocity) first = psi(0.0);

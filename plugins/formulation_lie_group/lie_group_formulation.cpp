@@ -211,39 +211,14 @@ void LieGroupFormulation::InitialConditions(Eigen::VectorXd& v, Eigen::VectorXd&
     // Velocity-product terms of the constraints: psi'(0) by central differences.
     const auto& elems = model_.elements();
     const Vec3 grav = model_.gravity() ? model_.gravity()->At(t_) : Vec3::Zero();
-    const std::vector<double> zero_lambda(ElementBlock::kMaxMultipliers, 0.0);
     for (size_t e = 0; e < elems.size(); ++e) {
         const int m = elements_[e].m;
         if (m == 0) continue;
         const Element& el = *elems[e];
         const auto& en = el.nodes();
         const int k = static_cast<int>(en.size());
-        std::vector<FrameState> moved(k);
-        std::vector<const FrameState*> ptr(k);
         auto psi = [&](double tau) {
-            Eigen::VectorXd vt(6 * k);
-            for (int p = 0; p < k; ++p) {
-                const FrameState& s = states_[en[p]];
-                moved[p] = s;
-                moved[p].x = s.x + tau * s.v;
-                moved[p].R = so3::Exp(tau * s.w) * s.R;
-                ptr[p] = &moved[p];
-                vt.segment<6>(6 * p) << s.v, s.w;
-            }
-            ElementBlock b, bp, bm;
-            ElementContext c2{t_ + tau, ptr.data(), zero_lambda.data(), grav};
-            b.Reset(k, m, true);
-            el.Evaluate(c2, b);
-            Eigen::VectorXd out = b.phi_q * vt;
-            const double eps = 1e-6;
-            c2.t = t_ + tau + eps;
-            bp.Reset(k, m, false);
-            el.Evaluate(c2, bp);
-            c2.t = t_ + tau - eps;
-            bm.Reset(k, m, false);
-            el.Evaluate(c2, bm);
-            out += (bp.phi - bm.phi) / (2 * eps);
-            return out;
+            return ConstraintRateAlongMotion(el, states_, t_, tau, grav);
         };
         double wmax = 1.0;
         for (int p = 0; p < k; ++p) wmax = std::max(wmax, states_[en[p]].w.norm());

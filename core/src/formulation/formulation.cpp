@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "mbstep/common.hpp"
+#include "mbstep/math/so3.hpp"
 #include "mbstep/model/model.hpp"
 
 namespace mbstep {
@@ -83,6 +84,38 @@ ConstraintRowOwner ElementRowOwner(const Element& e, int k) {
     std::ostringstream os;
     os << e.statement() << " " << e.label() << " (" << e.type() << ")";
     return {os.str(), k + 1};
+}
+
+Eigen::VectorXd ConstraintRateAlongMotion(const Element& el, const std::vector<FrameState>& states,
+                                          double t, double tau, const Vec3& gravity) {
+    const auto& en = el.nodes();
+    const int k = static_cast<int>(en.size()), m = el.num_multipliers();
+    std::vector<FrameState> moved(k);
+    std::vector<const FrameState*> ptr(k);
+    Eigen::VectorXd vt(6 * k);
+    for (int a = 0; a < k; ++a) {
+        const FrameState& s = states[en[a]];
+        moved[a] = s;
+        moved[a].x = s.x + tau * s.v;
+        moved[a].R = so3::Exp(tau * s.w) * s.R;
+        ptr[a] = &moved[a];
+        vt.segment<6>(6 * a) << s.v, s.w;
+    }
+    const std::vector<double> zero_lambda(ElementBlock::kMaxMultipliers, 0.0);
+    ElementBlock b, bp, bm;
+    ElementContext c{t + tau, ptr.data(), zero_lambda.data(), gravity};
+    b.Reset(k, m, true);
+    el.Evaluate(c, b);
+    Eigen::VectorXd out = b.phi_q * vt;
+    const double eps = 1e-6;
+    c.t = t + tau + eps;
+    bp.Reset(k, m, false);
+    el.Evaluate(c, bp);
+    c.t = t + tau - eps;
+    bm.Reset(k, m, false);
+    el.Evaluate(c, bm);
+    out += (bp.phi - bm.phi) / (2 * eps);
+    return out;
 }
 
 ElementTable BuildElementTable(const Model& model, const std::vector<FrameState>& states,

@@ -72,6 +72,14 @@ struct ElementSlot {
     int m{0};
 };
 
+/// The rate of element `el`'s constraint rows along the motion of its nodes with constant
+/// twists from `states` (indexed as Model::nodes(); x + tau v, exp(tau w) R): at time t + tau,
+/// phi_q (v, w) + dphi/dt, the time derivative by central differences (step 1e-6). The initial
+/// conditions of the formulations differentiate it once more in tau for the velocity-product
+/// terms of the constraints' second derivative.
+Eigen::VectorXd ConstraintRateAlongMotion(const Element& el, const std::vector<FrameState>& states,
+                                          double t, double tau, const Vec3& gravity);
+
 /// The element bookkeeping of the second-order formulations.
 struct ElementTable {
     /// Per element: its multipliers' offset (numbered from BuildElementTable's
