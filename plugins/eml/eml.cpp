@@ -714,7 +714,11 @@ std::vector<std::vector<int>> Eml::StructuralRows() const {
 }
 
 namespace {
-// Greedy colouring of columns with disjoint row sets, in column order.
+// Greedy colouring of columns with disjoint row sets, in column order: the same colours as the
+// core's ColorElements (Boost.Graph's sequential colouring) with columns as elements and rows as
+// their nodes, but without building the column-conflict graph, whose edges grow with the square
+// of a row's length: measured on the 300-link chain (euler parameters, 2 steps), the graph took
+// 1.56 GB and 1.18 s against 41 MB and 0.26 s here.
 std::vector<std::vector<int>> ColourColumns(const std::vector<std::vector<int>>& col_rows, int n) {
     std::vector<std::vector<int>> colors;
     std::vector<std::vector<char>> used;  // rows taken per colour
