@@ -77,6 +77,27 @@ void LagrangianElement::EvaluateLagrangian(double t, const double* q, const doub
     }
 }
 
+bool LagrangianElement::KineticHessianDerivative(double t, const double* q, const double* v,
+                                                 const double* dq, const double* dv,
+                                                 Eigen::MatrixXd& dH) const {
+    const int n = static_cast<int>(q_.size());
+    Eigen::VectorXd x(2 * n), u(2 * n);
+    for (int i = 0; i < n; ++i) {
+        x[i] = q[i];
+        x[n + i] = v[i];
+        u[i] = dq[i];
+        u[n + i] = dv[i];
+    }
+    try {
+        dH = T_.expression->ThirdOrder(t, qv_vars_, x, u).d_hessian;
+    } catch (const ExpressionError& e) {
+        throw ExpressionRunError(
+            T_.locate(e.offset()),
+            "genel " + std::to_string(label()) + " (lagrangian), " + T_.what + ": " + e.message());
+    }
+    return true;
+}
+
 namespace {
 
 bool IsIdentifier(const std::string& s) {

@@ -63,6 +63,9 @@ class LagrangianElement final : public Element {
     void Evaluate(const ElementContext&, ElementBlock&) const override {}
     void EvaluateLagrangian(double t, const double* q, const double* v,
                             LagrangianBlock& out) const override;
+    /// From the kinetic energy's ThirdOrder() along (dq, dv).
+    bool KineticHessianDerivative(double t, const double* q, const double* v, const double* dq,
+                                  const double* dv, Eigen::MatrixXd& dH) const override;
     std::string LogDescription() const override { return description_; }
     void set_description(std::string d) { description_ = std::move(d); }
     const std::vector<std::string>& coordinate_names() const { return names_; }

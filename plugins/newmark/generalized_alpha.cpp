@@ -147,7 +147,7 @@ void GeneralizedAlpha::Attach(Formulation& f, const SolverSettings& s) {
     if (!problem_)
         throw RunError("method '" + name_ +
                        "' needs a second-order formulation (`lie group`, "
-                       "`euler parameters`, `euler angles`); '" +
+                       "`euler parameters`, `euler angles`, `lagrangian`); '" +
                        f.name() + "' is first order");
     newton_ = std::make_unique<NewtonSolver>(s);
     system_ = std::make_unique<System>(*problem_, tangent_operator_);

@@ -28,12 +28,12 @@ void Hht::Attach(Formulation& f, const SolverSettings& s) {
     if (!problem_)
         throw RunError(
             "integrator 'hht' needs a second-order DAE formulation (euler parameters, euler "
-            "angles); '" +
+            "angles, lagrangian); '" +
             f.name() + "' is not one");
     if (!problem_->vector_space())
         throw RunError(
-            "integrator 'hht' needs a vector-space formulation (euler parameters, euler angles); "
-            "'" +
+            "integrator 'hht' needs a vector-space formulation (euler parameters, euler angles, "
+            "lagrangian); '" +
             f.name() + "' is a Lie group formulation");
     rates_ = modified_ ? problem_->unit_quaternion_rates() : nullptr;
     if (modified_ && !rates_)

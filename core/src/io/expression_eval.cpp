@@ -136,7 +136,11 @@ double Apply3(Fn fn, double a, double x, double b) {
 // Evaluation: one tree walk, a template over the scalar type S of numeric nodes:
 //   double  the value;
 //   Dual    the value and its derivative with respect to Time (Derivative());
-//   Jet     the value, gradient and Hessian with respect to bound variables (SecondOrder()).
+//   Jet     the value, gradient and Hessian with respect to bound variables (SecondOrder()),
+//           and, given a direction u (ThirdOrder()), their derivatives along u: each of the
+//           jet's numbers becomes a first-order dual number in u, so that d/du H holds the
+//           third derivatives contracted with u (Griewank & Walther, ch. 13, univariate
+//           Taylor propagation on top of the second-order jet).
 // The walk, the chain handling and the typing rules are shared; each scalar type supplies the
 // arithmetic of its operators and functions (chain rule per node, Griewank & Walther,
 // "Evaluating Derivatives", 2nd ed., SIAM 2008, ch. 3 and 13). String nodes are evaluated
@@ -147,6 +151,8 @@ struct Bound {
     const Variable* const* vars{nullptr};
     const double* values{nullptr};
     std::size_t size{0};
+    /// The direction u of ThirdOrder() (size values), or nullptr.
+    const double* direction{nullptr};
 };
 
 struct Ctx {
@@ -168,6 +174,12 @@ struct Jet {
     bool active{false};
     Eigen::VectorXd g;
     Eigen::MatrixXd H;
+    /// With a direction u (ThirdOrder(); only on active jets): the derivatives of v, g and H
+    /// along u, dv = g.u, dg = H u, dH(i, j) = sum_k d3/dx_i dx_j dx_k u_k.
+    bool dir{false};
+    double dv{0.0};
+    Eigen::VectorXd dg;
+    Eigen::MatrixXd dH;
 };
 
 template <class S>
@@ -185,7 +197,16 @@ S Lift(double v) {
 
 // Jet arithmetic: f(a) and f(a, b) given the partial derivatives of f at the values.
 
-Jet Compose1(const Jet& a, double f, double f1, double f2) {
+// f3 (and faaa ... fbbb) are the third derivatives, read only for directional jets.
+
+/// x y^T + y x^T.
+Eigen::MatrixXd SymOuter(const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
+    Eigen::MatrixXd m = x * y.transpose();
+    m += y * x.transpose();
+    return m;
+}
+
+Jet Compose1(const Jet& a, double f, double f1, double f2, double f3 = 0.0) {
     if (!a.active) return Lift<Jet>(f);
     Jet r;
     r.v = f;
@@ -193,13 +214,22 @@ Jet Compose1(const Jet& a, double f, double f1, double f2) {
     r.g = f1 * a.g;
     r.H = f1 * a.H;
     if (f2 != 0.0) r.H.noalias() += f2 * a.g * a.g.transpose();
+    if (a.dir) {  // d/du of the three lines above: d(f1) = f2 a.dv, d(f2) = f3 a.dv
+        r.dir = true;
+        r.dv = f1 * a.dv;
+        r.dg = f2 * a.dv * a.g + f1 * a.dg;
+        r.dH = f1 * a.dH + f2 * a.dv * a.H;
+        if (f3 != 0.0) r.dH.noalias() += f3 * a.dv * a.g * a.g.transpose();
+        if (f2 != 0.0) r.dH += f2 * SymOuter(a.dg, a.g);
+    }
     return r;
 }
 
 Jet Compose2(const Jet& a, const Jet& b, double f, double fa, double fb, double faa, double fab,
-             double fbb) {
-    if (!b.active) return Compose1(a, f, fa, faa);
-    if (!a.active) return Compose1(b, f, fb, fbb);
+             double fbb, double faaa = 0.0, double faab = 0.0, double fabb = 0.0,
+             double fbbb = 0.0) {
+    if (!b.active) return Compose1(a, f, fa, faa, faaa);
+    if (!a.active) return Compose1(b, f, fb, fbb, fbbb);
     Jet r;
     r.v = f;
     r.active = true;
@@ -210,6 +240,21 @@ Jet Compose2(const Jet& a, const Jet& b, double f, double fa, double fb, double 
     if (fab != 0.0) {
         r.H.noalias() += fab * a.g * b.g.transpose();
         r.H.noalias() += fab * b.g * a.g.transpose();
+    }
+    if (a.dir) {  // d/du of the lines above, each partial derivative moving along (a.dv, b.dv)
+        const double d_fa = faa * a.dv + fab * b.dv, d_fb = fab * a.dv + fbb * b.dv;
+        const double d_faa = faaa * a.dv + faab * b.dv, d_fab = faab * a.dv + fabb * b.dv;
+        const double d_fbb = fabb * a.dv + fbbb * b.dv;
+        r.dir = true;
+        r.dv = fa * a.dv + fb * b.dv;
+        r.dg = d_fa * a.g + fa * a.dg + d_fb * b.g + fb * b.dg;
+        r.dH = d_fa * a.H + fa * a.dH + d_fb * b.H + fb * b.dH;
+        if (d_faa != 0.0) r.dH.noalias() += d_faa * a.g * a.g.transpose();
+        if (d_fbb != 0.0) r.dH.noalias() += d_fbb * b.g * b.g.transpose();
+        if (d_fab != 0.0) r.dH += d_fab * SymOuter(a.g, b.g);
+        if (faa != 0.0) r.dH += faa * SymOuter(a.dg, a.g);
+        if (fbb != 0.0) r.dH += fbb * SymOuter(b.dg, b.g);
+        if (fab != 0.0) r.dH += fab * (SymOuter(a.dg, b.g) + SymOuter(a.g, b.dg));
     }
     return r;
 }
@@ -224,12 +269,23 @@ Jet Add(const Jet& a, const Jet& b, double sign) {
     Jet r;
     r.v = a.v + sign * b.v;
     r.active = true;
+    r.dir = b.dir;
     if (a.active) {
         r.g = a.g + sign * b.g;
         r.H = a.H + sign * b.H;
+        if (r.dir) {
+            r.dv = a.dv + sign * b.dv;
+            r.dg = a.dg + sign * b.dg;
+            r.dH = a.dH + sign * b.dH;
+        }
     } else {
         r.g = sign * b.g;
         r.H = sign * b.H;
+        if (r.dir) {
+            r.dv = sign * b.dv;
+            r.dg = sign * b.dg;
+            r.dH = sign * b.dH;
+        }
     }
     return r;
 }
@@ -242,7 +298,10 @@ Jet Pow(const Jet& a, const Jet& b, std::size_t offset) {
         const double e = b.v;
         const double f1 = e == 0.0 ? 0.0 : e * std::pow(a.v, e - 1.0);
         const double f2 = (e == 0.0 || e == 1.0) ? 0.0 : e * (e - 1.0) * std::pow(a.v, e - 2.0);
-        return Compose1(a, p, f1, f2);
+        const double f3 = (e == 0.0 || e == 1.0 || e == 2.0)
+                              ? 0.0
+                              : e * (e - 1.0) * (e - 2.0) * std::pow(a.v, e - 3.0);
+        return Compose1(a, p, f1, f2, f3);
     }
     if (!(a.v > 0.0))
         throw ExpressionError(offset,
@@ -251,9 +310,12 @@ Jet Pow(const Jet& a, const Jet& b, std::size_t offset) {
                                   FormatNumber(ValueType::kReal, a.v) + ")");
     const double la = std::log(a.v);
     const double e = b.v;
-    const double pa = std::pow(a.v, e - 1.0);  // a^(b-1)
-    return Compose2(a, b, p, e * pa, p * la, e * (e - 1.0) * std::pow(a.v, e - 2.0),
-                    pa * (1.0 + e * la), p * la * la);
+    const double pa = std::pow(a.v, e - 1.0);   // a^(b-1)
+    const double pa2 = std::pow(a.v, e - 2.0);  // a^(b-2)
+    return Compose2(a, b, p, e * pa, p * la, e * (e - 1.0) * pa2, pa * (1.0 + e * la), p * la * la,
+                    e * (e - 1.0) * (e - 2.0) * std::pow(a.v, e - 3.0),
+                    pa2 * ((2.0 * e - 1.0) + e * (e - 1.0) * la), pa * la * (2.0 + e * la),
+                    p * la * la * la);
 }
 
 std::string EvalString(const ExprNode& n, const Ctx& c);
@@ -372,9 +434,9 @@ S ApplyBinary(const ExprNode& n, const S& a, const Ctx& c) {
             case Op::kMul:
                 return Compose2(a, b, a.v * b.v, b.v, a.v, 0.0, 1.0, 0.0);
             case Op::kDiv: {
-                const double ib = 1.0 / b.v;
-                return Compose2(a, b, a.v / b.v, ib, -a.v * ib * ib, 0.0, -ib * ib,
-                                2.0 * a.v * ib * ib * ib);
+                const double ib = 1.0 / b.v, ib3 = ib * ib * ib;
+                return Compose2(a, b, a.v / b.v, ib, -a.v * ib * ib, 0.0, -ib * ib, 2.0 * a.v * ib3,
+                                0.0, 0.0, 2.0 * ib3, -6.0 * a.v * ib3 * ib);
             }
             default:  // kPow
                 return Pow(a, b, n.offset);
@@ -466,6 +528,45 @@ double SecondDerivative(Fn fn, double x, double v, double f1) {
     }
 }
 
+/// d3/dx3 of the one-argument function fn at x, where v = fn(x), f1 = fn'(x), f2 = fn''(x)
+/// (the derivative of SecondDerivative's expressions).
+double ThirdDerivative(Fn fn, double x, double v, double f1, double f2) {
+    switch (fn) {
+        case Fn::kSin:
+        case Fn::kCos:
+            return -f1;
+        case Fn::kTan:
+            return 2.0 * (f1 * f1 + v * f2);
+        case Fn::kAsin:
+        case Fn::kAcos:
+            return f1 * f1 * f1 + 3.0 * x * f1 * f1 * f2;
+        case Fn::kAtan:
+            return -2.0 * f1 * f1 - 4.0 * x * f1 * f2;
+        case Fn::kSinh:
+        case Fn::kCosh:
+            return f1;
+        case Fn::kExp:
+            return v;
+        case Fn::kTanh:
+            return -2.0 * (f1 * f1 + v * f2);
+        case Fn::kAsinh:
+        case Fn::kAcosh:
+            return -f1 * f1 * f1 - 3.0 * x * f1 * f1 * f2;
+        case Fn::kAtanh:
+        case Fn::kActan:
+            return 2.0 * f1 * f1 + 4.0 * x * f1 * f2;
+        case Fn::kCtan:
+            return -2.0 * f2 * std::cos(x) / std::sin(x) - 2.0 * f1 * f1;
+        case Fn::kSqrt:
+            return -0.5 * (f2 - f1 / x) / x;
+        case Fn::kLog:
+        case Fn::kLog10:
+            return -2.0 * f2 / x;
+        default:
+            return 0.0;  // abs away from 0
+    }
+}
+
 const char* FunctionName(Fn fn) {
     for (const auto& f : detail::kFunctions)
         if (f.fn == fn) return f.name;
@@ -496,7 +597,8 @@ S Call1(const ExprNode& n, const S& a) {
                                   "rule (piecewise constant)");
             if (n.fn == Fn::kAbs && x == 0.0)
                 NotDifferentiable(n, "'abs' is not differentiable at 0 (its kink)");
-            return Compose1(a, v, f1, SecondDerivative(n.fn, x, v, f1));
+            const double f2 = SecondDerivative(n.fn, x, v, f1);
+            return Compose1(a, v, f1, f2, a.dir ? ThirdDerivative(n.fn, x, v, f1, f2) : 0.0);
         }
     }
 }
@@ -541,10 +643,14 @@ S Call2(const ExprNode& n, const S& a, const S& b) {
                 const Jet& y = swap ? b : a;
                 const Jet& x = swap ? a : b;
                 const double r2 = x.v * x.v + y.v * y.v;
-                const double q = 1.0 / (r2 * r2);
+                const double q = 1.0 / (r2 * r2), q3 = q / r2;
+                // Third: d3/dy3 = 2x(3y^2 - x^2)/r2^3 = -d3/dydx2, d3/dy2dx = 2y(3x^2 - y^2)/r2^3
+                // = -d3/dx3.
+                const double fyyy = 2.0 * x.v * (3.0 * y.v * y.v - x.v * x.v) * q3;
+                const double fyyx = 2.0 * y.v * (3.0 * x.v * x.v - y.v * y.v) * q3;
                 return Compose2(y, x, std::atan2(y.v, x.v), x.v / r2, -y.v / r2,
                                 -2.0 * x.v * y.v * q, (y.v * y.v - x.v * x.v) * q,
-                                2.0 * x.v * y.v * q);
+                                2.0 * x.v * y.v * q, fyyy, fyyx, -fyyy, -fyyx);
             }
             case Fn::kMin:
             case Fn::kMax:
@@ -679,6 +785,12 @@ S EvalNode(const ExprNode& n, const Ctx& c) {
                     j.g = Eigen::VectorXd::Unit(static_cast<Eigen::Index>(c.bound.size), i);
                     j.H = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(c.bound.size),
                                                 static_cast<Eigen::Index>(c.bound.size));
+                    if (c.bound.direction) {
+                        j.dir = true;
+                        j.dv = c.bound.direction[i];
+                        j.dg = Eigen::VectorXd::Zero(j.g.size());
+                        j.dH = j.H;
+                    }
                     return j;
                 } else {
                     return Lift<S>(x);
@@ -890,6 +1002,42 @@ SecondOrderValue Expression::SecondOrder(double time, const std::vector<const Va
     if (j.active) {
         out.gradient = std::move(j.g);
         out.hessian = std::move(j.H);
+    }
+    return out;
+}
+
+ThirdOrderValue Expression::ThirdOrder(double time, const std::vector<const Variable*>& variables,
+                                       const Eigen::VectorXd& values,
+                                       const Eigen::VectorXd& direction) const {
+    const auto n = static_cast<Eigen::Index>(variables.size());
+    if (direction.size() != n)
+        throw std::invalid_argument("expression: " + std::to_string(variables.size()) +
+                                    " variables, a direction of " +
+                                    std::to_string(direction.size()));
+    ThirdOrderValue out;
+    out.value = 0.0;
+    out.gradient = Eigen::VectorXd::Zero(n);
+    out.hessian = Eigen::MatrixXd::Zero(n, n);
+    out.d_gradient = Eigen::VectorXd::Zero(n);
+    out.d_hessian = Eigen::MatrixXd::Zero(n, n);
+    if (!root_) return out;
+    if (root_->type == ValueType::kString)
+        throw ExpressionError(root_->offset, "expected a number, got a string");
+    Ctx c = BoundContext(time, variables, values);
+    c.bound.direction = direction.data();
+    if (IsIntegral(root_->type)) {
+        IsPassive<Jet>(*root_, c);
+        out.value = Eval<double>(*root_, c);
+        return out;
+    }
+    Jet j = Eval<Jet>(*root_, c);
+    out.value = j.v;
+    if (j.active) {
+        out.gradient = std::move(j.g);
+        out.hessian = std::move(j.H);
+        out.d_value = j.dv;
+        out.d_gradient = std::move(j.dg);
+        out.d_hessian = std::move(j.dH);
     }
     return out;
 }

@@ -37,6 +37,8 @@
 // zero derivative. SecondOrder() returns the value, gradient and Hessian with respect to a
 // list of variables (second-order forward mode, exact): there, a piecewise-constant node of
 // those variables, and abs/min/max/copysign at their kinks, are errors at the node's offset.
+// ThirdOrder() adds the derivatives of the value, gradient and Hessian along a direction (the
+// third derivatives contracted with it, same rules).
 // The number evaluation allocates nothing; SecondOrder() allocates its vectors.
 #pragma once
 
@@ -133,6 +135,14 @@ struct SecondOrderValue {
     Eigen::MatrixXd hessian;   ///< n x n, symmetric
 };
 
+/// SecondOrderValue and its derivative along a direction u of the n variables: d_value =
+/// gradient.u, d_gradient = hessian u, d_hessian(i, j) = sum_k d3/dx_i dx_j dx_k u_k.
+struct ThirdOrderValue : SecondOrderValue {
+    double d_value{0.0};
+    Eigen::VectorXd d_gradient;  ///< n
+    Eigen::MatrixXd d_hessian;   ///< n x n, symmetric
+};
+
 class Expression {
   public:
     Expression() = default;
@@ -171,6 +181,12 @@ class Expression {
     /// exponent at a base <= 0.
     SecondOrderValue SecondOrder(double time, const std::vector<const Variable*>& variables,
                                  const Eigen::VectorXd& values) const;
+    /// SecondOrder() and the derivatives of its value, gradient and Hessian along `direction`
+    /// (the third derivatives contracted with it), exact: the jet's numbers carried as dual
+    /// numbers in the direction. Same errors as SecondOrder().
+    ThirdOrderValue ThirdOrder(double time, const std::vector<const Variable*>& variables,
+                               const Eigen::VectorXd& values,
+                               const Eigen::VectorXd& direction) const;
     /// True if the expression reads `variable`.
     bool References(const Variable& variable) const;
 

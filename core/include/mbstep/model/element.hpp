@@ -220,6 +220,15 @@ class Element {
     /// constraint rows are the element's multipliers.
     virtual void EvaluateLagrangian(double /*t*/, const double* /*q*/, const double* /*v*/,
                                     LagrangianBlock& /*out*/) const {}
+    /// The derivative along (dq, dv) of the Hessian of T with respect to x = (q, v) at (q, v)
+    /// and time t: dH(i, j) = sum_k d3T/dx_i dx_j dx_k (dq, dv)_k, 2n x 2n, exact. The
+    /// Newmark-family Jacobians need it (d(T_vv a)/dq, d(T_vq v)/dq and /dv). Returns false
+    /// when the element does not provide it (the default).
+    virtual bool KineticHessianDerivative(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                          const double* /*dq*/, const double* /*dv*/,
+                                          Eigen::MatrixXd& /*dH*/) const {
+        return false;
+    }
     virtual int num_multipliers() const { return 0; }
     virtual ConstraintLevel constraint_level() const { return ConstraintLevel::kNone; }
     /// Level (kPosition or kVelocity) of constraint row j, 0 <= j < num_multipliers().
