@@ -10,34 +10,10 @@ namespace mbstep::cgr {
 LagrangianFormulation::LagrangianFormulation(const Model& model, std::string name)
     : model_(model), name_(std::move(name)) {
     const std::string why = "formulation '" + name_ + "' with abstract nodes: ";
-    if (!model.nodes().empty())
-        throw RunError(why +
-                       "abstract nodes together with structural nodes are not supported (a "
-                       "model is either structural or made of abstract nodes)");
     if (model.static_model()) throw RunError(why + "`model: static;` is not supported");
     num_nodes_ = static_cast<int>(model.abstract_nodes().size());
-    std::vector<bool> read(num_nodes_, false);
     int m_total = 0;
-    const auto& elements = model.elements();
-    for (size_t e = 0; e < elements.size(); ++e) {
-        const Element& el = *elements[e];
-        if (el.abstract_nodes().empty())
-            throw RunError(why + el.statement() + " " + std::to_string(el.label()) + " (" +
-                           el.type() + ") acts on structural nodes, which this model has none of");
-        ElementData d;
-        d.element = static_cast<int>(e);
-        d.coordinates = el.abstract_nodes();
-        d.m = el.num_multipliers();
-        d.mult_offset = 2 * num_nodes_ + m_total;
-        m_total += d.m;
-        for (int i : d.coordinates) read[i] = true;
-        elements_.push_back(std::move(d));
-    }
-    for (int i = 0; i < num_nodes_; ++i)
-        if (!read[i])
-            throw RunError(why + "abstract node " +
-                           std::to_string(model.abstract_nodes()[i].label) +
-                           " is read by no element: its equations would be empty");
+    elements_ = AbstractElementTable(model, why, 2 * num_nodes_, &m_total);
     n_ = 2 * num_nodes_ + m_total;
     kinds_.assign(n_, DofKind::kDifferential);
     for (int k = 2 * num_nodes_; k < n_; ++k) kinds_[k] = DofKind::kAlgebraic;

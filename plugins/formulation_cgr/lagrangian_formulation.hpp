@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "mbstep/formulation/abstract_formulation.hpp"
 #include "mbstep/formulation/formulation.hpp"
 
 namespace mbstep::cgr {
@@ -80,12 +81,7 @@ class LagrangianFormulation final : public Formulation, public FirstOrderProblem
     static int coordinate_dof(int i) { return 2 * i; }
 
   private:
-    struct ElementData {
-        int element{0};
-        std::vector<int> coordinates;  // abstract node indices
-        int mult_offset{0};
-        int m{0};
-    };
+    using ElementData = AbstractElement;
     /// Evaluates element k at the current y, y' into block_[k].
     void Evaluate(int k) const;
     /// r and J from block_ as Evaluate left it.

@@ -10,6 +10,40 @@
 
 namespace mbstep {
 
+std::vector<AbstractElement> AbstractElementTable(const Model& model, const std::string& why,
+                                                  int first_multiplier, int* num_multipliers) {
+    if (!model.nodes().empty())
+        throw RunError(why +
+                       "abstract nodes together with structural nodes are not supported (a "
+                       "model is either structural or made of abstract nodes)");
+    const int nn = static_cast<int>(model.abstract_nodes().size());
+    std::vector<bool> read(nn, false);
+    std::vector<AbstractElement> table;
+    int m_total = 0;
+    const auto& elements = model.elements();
+    for (size_t e = 0; e < elements.size(); ++e) {
+        const Element& el = *elements[e];
+        if (el.abstract_nodes().empty())
+            throw RunError(why + el.statement() + " " + std::to_string(el.label()) + " (" +
+                           el.type() + ") acts on structural nodes, which this model has none of");
+        AbstractElement d;
+        d.element = static_cast<int>(e);
+        d.coordinates = el.abstract_nodes();
+        d.m = el.num_multipliers();
+        d.mult_offset = first_multiplier + m_total;
+        m_total += d.m;
+        for (int i : d.coordinates) read[i] = true;
+        table.push_back(std::move(d));
+    }
+    for (int i = 0; i < nn; ++i)
+        if (!read[i])
+            throw RunError(why + "abstract node " +
+                           std::to_string(model.abstract_nodes()[i].label) +
+                           " is read by no element: its equations would be empty");
+    *num_multipliers = m_total;
+    return table;
+}
+
 AbstractFormulation::AbstractFormulation(const Model& model) : model_(model) {
     const std::string why = "formulation 'lagrangian': ";
     if (model.static_model())
@@ -20,33 +54,9 @@ AbstractFormulation::AbstractFormulation(const Model& model) : model_(model) {
         throw RunError(why +
                        "the model has no abstract nodes; this formulation holds systems of "
                        "abstract nodes and `lagrangian` elements only");
-    if (!model.nodes().empty())
-        throw RunError(why +
-                       "abstract nodes together with structural nodes are not supported (a "
-                       "model is either structural or made of abstract nodes)");
     const int nn = static_cast<int>(model.abstract_nodes().size());
-    std::vector<bool> read(nn, false);
     int m_total = 0;
-    const auto& elements = model.elements();
-    for (size_t e = 0; e < elements.size(); ++e) {
-        const Element& el = *elements[e];
-        if (el.abstract_nodes().empty())
-            throw RunError(why + el.statement() + " " + std::to_string(el.label()) + " (" +
-                           el.type() + ") acts on structural nodes, which this model has none of");
-        ElementData d;
-        d.element = static_cast<int>(e);
-        d.coordinates = el.abstract_nodes();
-        d.m = el.num_multipliers();
-        d.mult_offset = m_total;
-        m_total += d.m;
-        for (int i : d.coordinates) read[i] = true;
-        elements_.push_back(std::move(d));
-    }
-    for (int i = 0; i < nn; ++i)
-        if (!read[i])
-            throw RunError(why + "abstract node " +
-                           std::to_string(model.abstract_nodes()[i].label) +
-                           " is read by no element: its equations would be empty");
+    elements_ = AbstractElementTable(model, why, 0, &m_total);
     q_.resize(nn);
     v_.resize(nn);
     for (int i = 0; i < nn; ++i) {

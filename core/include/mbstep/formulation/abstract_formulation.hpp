@@ -25,6 +25,23 @@
 
 namespace mbstep {
 
+/// A Lagrangian element of a model of abstract nodes: its index in Model::elements(), the
+/// abstract nodes it reads, and its multipliers.
+struct AbstractElement {
+    int element{0};
+    std::vector<int> coordinates;  ///< abstract node indices
+    int mult_offset{0};
+    int m{0};
+};
+
+/// The elements of a model made of abstract nodes only, their multipliers numbered from
+/// `first_multiplier` on (*num_multipliers: their total). Throws RunError, its message starting
+/// with `why`, for structural nodes in the model, an element without abstract nodes, and an
+/// abstract node no element reads (its equations would be empty). Used by the formulations that
+/// hold such models (`lagrangian`, and the cgr family's form for abstract nodes).
+std::vector<AbstractElement> AbstractElementTable(const Model& model, const std::string& why,
+                                                  int first_multiplier, int* num_multipliers);
+
 /// The formulation `lagrangian`: the state (q, v) of a model of abstract nodes and the
 /// multipliers of its elements, for methods that form their equations from the elements'
 /// Lagrangian contract themselves (`eml`, `rk`), and the SecondOrderProblem of the Lagrange
@@ -32,12 +49,7 @@ namespace mbstep {
 /// Registered by the plugin `formulation_lagrangian`.
 class AbstractFormulation final : public Formulation, public SecondOrderProblem {
   public:
-    struct ElementData {
-        int element{0};
-        std::vector<int> coordinates;  ///< abstract node indices
-        int mult_offset{0};
-        int m{0};
-    };
+    using ElementData = AbstractElement;
     /// Throws RunError for a model it cannot hold (structural nodes, `model: static;`, elements
     /// without abstract nodes, abstract nodes no element reads).
     explicit AbstractFormulation(const Model& model);
