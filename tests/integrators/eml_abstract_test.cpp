@@ -263,15 +263,7 @@ TEST_CASE("eml, abstract nodes: what is refused, with the reason") {
         deck.integrator = MakeIntegrator(method, GlobalRegistry(), &name);
         deck.method_name = name;
         deck.settings.final_time = deck.settings.initial_time + deck.settings.time_step;
-        RunOptions opt;
-        opt.write_output = false;
-        opt.progress = false;
-        try {
-            Run(deck, opt, GlobalRegistry());
-        } catch (const RunError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
+        return test::RunErrorMessage(deck);
     };
     {  // abstract and structural nodes in one model
         Deck deck = ReadDeck(kMassSpring, GlobalRegistry());

@@ -70,22 +70,6 @@ double ErrorAgainstReference(const std::string& deck, const std::string& method,
     return e;
 }
 
-std::string ErrorOf(const std::string& text, const std::string& method) {
-    Deck deck = ReadDeckText(text, "abstract.mbd", GlobalRegistry());
-    std::string name;
-    deck.integrator = MakeIntegrator(method, GlobalRegistry(), &name);
-    deck.method_name = name;
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
-    try {
-        Run(deck, opt, GlobalRegistry());
-    } catch (const mbstep::RunError& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 }  // namespace
 
 TEST_CASE("expression: third derivatives along a direction against differences of Hessians") {
@@ -290,7 +274,7 @@ TEST_CASE("hht, alpha < 0, abstract nodes: first order on the q-dependent mass m
 TEST_CASE("hht and generalized alpha, abstract nodes: what is refused, with the reason") {
     const std::string deck = Read(kMassSpring);
     {  // `modified` computes Euler-parameter rates: there are none
-        const std::string what = ErrorOf(deck, "hht, -0.1, modified");
+        const std::string what = test::RunErrorMessage(deck, "hht, -0.1, modified");
         INFO(what);
         CHECK(what.find("integrator 'hht, ..., modified' needs a formulation with Euler "
                         "parameters") != std::string::npos);
@@ -303,7 +287,7 @@ TEST_CASE("hht and generalized alpha, abstract nodes: what is refused, with the 
         REQUIRE(at != std::string::npos);
         free.replace(at, cut.size(), "\";");
         for (const char* method : {"hht, -0.1", "generalized alpha, 0.8"}) {
-            const std::string what = ErrorOf(free, method);
+            const std::string what = test::RunErrorMessage(free, method);
             INFO(what);
             CHECK(what.find("need [M, G^T; G, 0] (M = T_vv, G = dg/dq) to be regular, and it is "
                             "singular at the initial state (rank 2 of 3)") != std::string::npos);

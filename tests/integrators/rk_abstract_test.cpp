@@ -43,22 +43,6 @@ double PendulumError(const std::string& method, double h, int* steps = nullptr,
     return e;
 }
 
-std::string ErrorOf(const std::string& text, const std::string& method) {
-    Deck deck = ReadDeckText(text, "abstract.mbd", GlobalRegistry());
-    std::string name;
-    deck.integrator = MakeIntegrator(method, GlobalRegistry(), &name);
-    deck.method_name = name;
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
-    try {
-        Run(deck, opt, GlobalRegistry());
-    } catch (const mbstep::RunError& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 std::string Read(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -96,7 +80,7 @@ TEST_CASE("rk, abstract nodes: step-size control (dopri5) reaches its tolerance"
 TEST_CASE("rk, abstract nodes: constraints and a singular mass matrix are refused") {
     const std::string deck = Read(kMassSpring);
     {  // the mass-spring system: one holonomic constraint
-        const std::string what = ErrorOf(deck, "rk44");
+        const std::string what = test::RunErrorMessage(deck, "rk44");
         INFO(what);
         CHECK(what.find("cannot integrate models with constraints: genel 1 (lagrangian)") !=
               std::string::npos);
@@ -109,7 +93,7 @@ TEST_CASE("rk, abstract nodes: constraints and a singular mass matrix are refuse
         const size_t at = free.find(cut);
         REQUIRE(at != std::string::npos);
         free.replace(at, cut.size(), "\";");
-        const std::string what = ErrorOf(free, "rk44");
+        const std::string what = test::RunErrorMessage(free, "rk44");
         INFO(what);
         CHECK(what.find("the mass matrix T_vv of the abstract nodes is singular at t = 0 (rank 2 "
                         "of 3)") != std::string::npos);

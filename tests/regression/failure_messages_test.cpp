@@ -37,22 +37,9 @@ std::string TwoHinges(double offset, const std::string& method = "ms, 0.6") {
            "    gravity: uniform, 0., 0., -1., const, 9.81;\nend: elements;\n";
 }
 
-/// The message of the RunError that running deck throws ("no error" if it completes).
-std::string RunErrorMessage(Deck& deck) {
-    RunOptions opt;
-    opt.write_output = false;
-    opt.progress = false;
-    try {
-        Run(deck, opt, GlobalRegistry());
-    } catch (const RunError& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 std::string RunMessage(const std::string& text) {
     Deck deck = ReadDeckText(text, "two-hinges.mbd", GlobalRegistry());
-    return RunErrorMessage(deck);
+    return test::RunErrorMessage(deck);
 }
 
 const char* kRedundant =
@@ -112,7 +99,7 @@ std::string PendulumMessage(double h, double tolerance, double final_time) {
     deck.settings.time_step = h;
     deck.settings.solver.residual_tolerance = tolerance;
     deck.settings.final_time = final_time;
-    return RunErrorMessage(deck);
+    return test::RunErrorMessage(deck);
 }
 }  // namespace
 
@@ -155,7 +142,7 @@ TEST_CASE("eml: a Newton failure names the worst equation by node and component"
         deck.method_name = name;
         deck.settings.formulation.clear();  // eml's own (euler parameters)
         deck.settings.time_step = h;
-        return RunErrorMessage(deck);
+        return test::RunErrorMessage(deck);
     };
     // Pendulum, h = 0.5 (period ~2 s): the Euler parameters leave the unit sphere first.
     const std::string pendulum = message("examples/pendulum/pendulum.mbd", "eml", 0.5);

@@ -18,6 +18,29 @@
 
 namespace mbstep::test {
 
+/// The message of the RunError that running `deck` without output throws ("no error" if it
+/// completes).
+inline std::string RunErrorMessage(Deck& deck) {
+    RunOptions opt;
+    opt.write_output = false;
+    opt.progress = false;
+    try {
+        Run(deck, opt, GlobalRegistry());
+    } catch (const RunError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+/// RunErrorMessage of the deck text run with `method` (a deck's method text).
+inline std::string RunErrorMessage(const std::string& text, const std::string& method) {
+    Deck deck = ReadDeckText(text, "deck.mbd", GlobalRegistry());
+    std::string name;
+    deck.integrator = MakeIntegrator(method, GlobalRegistry(), &name);
+    deck.method_name = name;
+    return RunErrorMessage(deck);
+}
+
 inline std::string SourcePath(const std::string& rel) {
     return std::string(MBSTEP_SOURCE_DIR) + "/" + rel;
 }
