@@ -343,8 +343,9 @@ void NcFile::AddStep(int step, double t, double dt, const std::vector<FrameState
         m.node_ptrs.clear();
         for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
         const ElementContext ctx{t, m.node_ptrs.data(), lambda(eo.element), gravity};
-        m.element_values.resize(3 * static_cast<size_t>(eo.count));
-        if (!el.NetcdfValues(ctx, m.element_values.data())) continue;  // the record keeps NaN
+        if (!el.NetcdfValues(ctx, m.element_values) ||
+            m.element_values.size() < 3 * static_cast<size_t>(eo.count))
+            continue;  // the record keeps NaN
         for (int k = 0; k < eo.count; ++k) {
             const Slot& sl = m.slots[static_cast<size_t>(eo.slot + k)];
             for (int c = 0; c < 3; ++c) rec[sl.offset + c] = m.element_values[3 * k + c];

@@ -368,7 +368,8 @@ NetcdfGroup Beam<N>::NetcdfDescription() const {
 }
 
 template <int N>
-bool Beam<N>::NetcdfValues(const ElementContext& ctx, double* out) const {
+bool Beam<N>::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    out.resize(6 * kPoints);
     for (int e = 0; e < kPoints; ++e) {
         const SectionState s = Section(ctx, e);
         for (int i = 0; i < 3; ++i) {

@@ -138,7 +138,7 @@ class Beam final : public Element {
     /// output flags): type elastic | viscoelastic, the internal force and moment in the
     /// section frame at each evaluation point (`F_I`, `M_I`, `F_II`, `M_II`; beam2 `F`, `M`).
     NetcdfGroup NetcdfDescription() const override;
-    bool NetcdfValues(const ElementContext& ctx, double* out) const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     std::string LogDescription() const override;
     /// beam3|beam2: <label> <node 1> f_1 <node 2> f_2 [<node 3> f_3] (MBDyn's ReadBeam,
     /// mbdyn/struct/beam.cc, beam2.cc: the nodes' offsets, node frames).

@@ -110,9 +110,10 @@ NetcdfGroup StructuralLoad::NetcdfDescription() const {
     return g;
 }
 
-bool StructuralLoad::NetcdfValues(const ElementContext& ctx, double* out) const {
+bool StructuralLoad::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
     Vec3 value, point;
     Global(ctx, value, point);
+    out.resize(kind_ == LoadKind::kForce ? 6 : 3);
     for (int i = 0; i < 3; ++i) out[i] = value[i];
     if (kind_ == LoadKind::kForce)
         for (int i = 0; i < 3; ++i) out[3 + i] = point[i];

@@ -63,7 +63,7 @@ class StructuralLoad final : public Element {
     /// MBDyn's `elem.force.<label>` (`F`, `Arm`: the point of application) or
     /// `elem.couple.<label>` (`M`), type absolute | follower (the forces' OutputPrepare).
     NetcdfGroup NetcdfDescription() const override;
-    bool NetcdfValues(const ElementContext& ctx, double* out) const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
 
     LoadKind kind() const { return kind_; }
     LoadFrame frame() const { return frame_; }

@@ -33,11 +33,10 @@ NetcdfGroup Element::NetcdfDescription() const {
     return g;
 }
 
-bool Element::NetcdfValues(const ElementContext& ctx, double* out) const {
-    const size_t n = 3 * NetcdfDescription().variables.size();
-    const std::vector<double> v = output_columns::ReactionNumbers(*this, ctx);
-    if (v.size() < n + 1) return false;
-    std::copy(v.begin() + 1, v.begin() + 1 + static_cast<std::ptrdiff_t>(n), out);
+bool Element::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    out = output_columns::ReactionNumbers(*this, ctx);
+    if (out.empty()) return false;
+    out.erase(out.begin());  // the label
     return true;
 }
 

@@ -35,7 +35,7 @@ class DrivenElement final : public Element {
         inner_->OutputVectors(ctx, force, moment);
     }
     NetcdfGroup NetcdfDescription() const override { return inner_->NetcdfDescription(); }
-    bool NetcdfValues(const ElementContext& ctx, double* out) const override {
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override {
         return inner_->NetcdfValues(ctx, out);
     }
     std::string LogDescription() const override;

@@ -272,10 +272,11 @@ class Element {
     /// type, and MBDyn's `f`, `m`, `F`, `M` (Joint::OutputPrepare_int); joints whose .jnt line
     /// has more columns add their own variables after these.
     virtual NetcdfGroup NetcdfDescription() const;
-    /// Writes the values of NetcdfDescription()'s variables, three per variable in its order,
-    /// into out. The default reads them from the numbers of the element's WriteReaction line
-    /// after its label; false when that line has fewer numbers (out is left unchanged).
-    virtual bool NetcdfValues(const ElementContext& ctx, double* out) const;
+    /// The values of NetcdfDescription()'s variables, three per variable in its order, at the
+    /// start of out (which it resizes; more values than the variables need are ignored). The
+    /// default: the numbers of the element's WriteReaction line after its label. False when
+    /// there are none.
+    virtual bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const;
     /// One line describing the element in the .log (empty: the element is only counted).
     virtual std::string LogDescription() const { return {}; }
     /// The element's line of MBDyn's .log, without its newline, in the layout MBDyn's input
