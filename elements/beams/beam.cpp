@@ -88,6 +88,10 @@ Beam<N>::Beam(int label, const std::array<BeamNodeInput, N>& nodes,
         if (pt.linear) {
             pt.K = pt.law->Stiffness();
             pt.C = pt.law->Damping();
+            const auto off_diagonal_zero = [](const Mat6& A) {
+                return (A - Mat6(A.diagonal().asDiagonal())).cwiseAbs().maxCoeff() == 0.0;
+            };
+            pt.diagonal = off_diagonal_zero(pt.K) && off_diagonal_zero(pt.C);
         }
     }
     // eps0, kap0: the strains of the initial configuration (stress-free reference).
@@ -105,57 +109,75 @@ Beam<N>::Beam(int label, const std::array<BeamNodeInput, N>& nodes,
 // eqs. (1)-(5)
 template <int N>
 SectionState Beam<N>::Section(const ElementContext& ctx, int e) const {
-    const BeamPoint<N>& pt = points_[e];
+    std::array<SectionState, kPoints> s;
+    Sections(ctx, s, e, e + 1, true);
+    return s[e];
+}
+
+// eqs. (1)-(5) at points first..last-1: the nodes' relative rotations phi_j are computed once
+// for all points. forces = false stops after the strains eps, kap (energy).
+template <int N>
+void Beam<N>::Sections(const ElementContext& ctx, std::array<SectionState, kPoints>& out, int first,
+                       int last, bool forces) const {
     const FrameState& nr = *ctx.node[kRef];
     const Mat3 Lr = nr.R * Gamma_[kRef];
-    Vec3 phi = Vec3::Zero(), dphi = Vec3::Zero(), l = Vec3::Zero(), p = Vec3::Zero();
-    Vec3 w = Vec3::Zero(), wp = Vec3::Zero(), ld = Vec3::Zero();
+    std::array<Vec3, N> a, y, phij;
     for (int j = 0; j < N; ++j) {
         const FrameState& n = *ctx.node[j];
-        const Vec3 a = n.R * offset_[j];
-        const Vec3 y = n.x + a;
-        if (j != kRef) {
-            const Vec3 phij = RelativeLog(Lr.transpose() * n.R * Gamma_[j]);
-            phi += pt.Nv[j] * phij;
-            dphi += pt.dNv[j] * phij;
-        }
-        l += pt.dNv[j] * y;
-        p += pt.Nv[j] * y;
-        w += pt.Nv[j] * n.w;
-        wp += pt.dNv[j] * n.w;
-        ld += pt.dNv[j] * (n.v + n.w.cross(a));
+        a[j] = n.R * offset_[j];
+        y[j] = n.x + a[j];
+        if (j != kRef) phij[j] = RelativeLog(Lr.transpose() * n.R * Gamma_[j]);
     }
-    l /= pt.J;
-    wp /= pt.J;
-    ld /= pt.J;
-    SectionState s;
-    s.Rs = Lr * so3::Exp(phi) * pt.Delta;                                     // eq. (1)
-    s.eps = s.Rs.transpose() * l - pt.eps0;                                   // eq. (2)
-    s.kap = pt.Delta.transpose() * (so3::Texp(phi) * dphi) / pt.J - pt.kap0;  // eq. (3)
-    s.epsd = s.Rs.transpose() * (ld - w.cross(l));                            // eq. (4)
-    s.kapd = s.Rs.transpose() * wp;
-    Vec6 f;
-    if (pt.linear) {
-        Vec6 st, sd;
-        st << s.eps, s.kap;
-        f = pt.K * st;  // eq. (5)
-        if (pt.viscous) {
+    for (int e = first; e < last; ++e) {
+        const BeamPoint<N>& pt = points_[e];
+        SectionState& s = out[e];
+        Vec3 phi = Vec3::Zero(), dphi = Vec3::Zero(), l = Vec3::Zero(), p = Vec3::Zero();
+        for (int j = 0; j < N; ++j) {
+            if (j != kRef) {
+                phi += pt.Nv[j] * phij[j];
+                dphi += pt.dNv[j] * phij[j];
+            }
+            l += pt.dNv[j] * y[j];
+            p += pt.Nv[j] * y[j];
+        }
+        l /= pt.J;
+        s.Rs = Lr * so3::Exp(phi) * pt.Delta;                                     // eq. (1)
+        s.eps = s.Rs.transpose() * l - pt.eps0;                                   // eq. (2)
+        s.kap = pt.Delta.transpose() * (so3::Texp(phi) * dphi) / pt.J - pt.kap0;  // eq. (3)
+        s.p = p;
+        if (!forces) continue;
+        Vec3 w = Vec3::Zero(), wp = Vec3::Zero(), ld = Vec3::Zero();
+        for (int j = 0; j < N; ++j) {
+            const FrameState& n = *ctx.node[j];
+            w += pt.Nv[j] * n.w;
+            wp += pt.dNv[j] * n.w;
+            ld += pt.dNv[j] * (n.v + n.w.cross(a[j]));
+        }
+        wp /= pt.J;
+        ld /= pt.J;
+        s.epsd = s.Rs.transpose() * (ld - w.cross(l));  // eq. (4)
+        s.kapd = s.Rs.transpose() * wp;
+        Vec6 f;
+        if (pt.linear) {
+            Vec6 st, sd;
+            st << s.eps, s.kap;
+            f = pt.K * st;  // eq. (5)
+            if (pt.viscous) {
+                sd << s.epsd, s.kapd;
+                f += pt.C * sd;
+            }
+        } else {
+            ConstitutiveLaw::Vec st(6), sd(6), fl(6);
+            st << s.eps, s.kap;
             sd << s.epsd, s.kapd;
-            f += pt.C * sd;
+            pt.law->Evaluate(st, sd, fl, nullptr, nullptr);
+            f = fl;
         }
-    } else {
-        ConstitutiveLaw::Vec st(6), sd(6), fl(6);
-        st << s.eps, s.kap;
-        sd << s.epsd, s.kapd;
-        pt.law->Evaluate(st, sd, fl, nullptr, nullptr);
-        f = fl;
+        s.Fs = f.head<3>();
+        s.Ms = f.tail<3>();
+        s.F = s.Rs * s.Fs;
+        s.M = s.Rs * s.Ms;
     }
-    s.Fs = f.head<3>();
-    s.Ms = f.tail<3>();
-    s.F = s.Rs * s.Fs;
-    s.M = s.Rs * s.Ms;
-    s.p = p;
-    return s;
 }
 
 template <int N>
@@ -206,7 +228,10 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
         sd << Rs.transpose() * et, Rs.transpose() * wp;  // eq. (4)
         Vec6 f;
         Mat6 De, Dv;
-        if (pt.linear) {
+        if (pt.diagonal) {  // the products below without their zero terms: same values
+            f = pt.K.diagonal().cwiseProduct(st);  // eq. (5)
+            if (pt.viscous) f += pt.C.diagonal().cwiseProduct(sd);
+        } else if (pt.linear) {
             f = pt.K * st;  // eq. (5)
             if (pt.viscous) f += pt.C * sd;
         } else {
@@ -222,6 +247,11 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
         const Mat6& DE = pt.linear ? pt.K : De;
         const Mat6& DV = pt.linear ? pt.C : Dv;
         const bool viscous = pt.viscous || !pt.linear;
+        // D B for a 6 x 3 block B; a diagonal law's product without its zero terms.
+        const auto times = [&pt](const Mat6& Dm, const Mat63& B) -> Mat63 {
+            if (pt.diagonal) return Dm.diagonal().asDiagonal() * B;
+            return Dm * B;
+        };
         const Vec3 F = Rs * f.head<3>();
         const Vec3 M = Rs * f.tail<3>();
         // eq. (6)
@@ -261,8 +291,15 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
             Mat63 Bt;
             Bt.template topRows<3>() = RsT * (Sl * Th[j] - c * Sa[j]);
             Bt.template bottomRows<3>() = DeltaT * (T * Php[j] + D * Ph[j]) * iJ;
-            Mat63 dfx = (DE.template leftCols<3>() * RsT) * c;
-            Mat63 dft = DE * Bt;
+            Mat63 dfx;
+            if (pt.diagonal) {
+                dfx.template topRows<3>() =
+                    (DE.diagonal().template head<3>().asDiagonal() * RsT) * c;
+                dfx.template bottomRows<3>().setZero();
+            } else {
+                dfx = (DE.template leftCols<3>() * RsT) * c;
+            }
+            Mat63 dft = times(DE, Bt);
             Mat63 dvx, dvt;  // viscous: d(f)/dv_j, d(f)/dw_j
             if (viscous) {
                 // eq. (11)
@@ -272,14 +309,14 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
                 Bqt.template bottomRows<3>() = RsT * (Swp * Th[j]);
                 Bqx.template topRows<3>() = -c * (RsT * Sw);
                 Bqx.template bottomRows<3>().setZero();
-                dft.noalias() += DV * Bqt;
-                dfx.noalias() += DV * Bqx;
+                dft += times(DV, Bqt);
+                dfx += times(DV, Bqx);
                 Bvx.template topRows<3>() = c * RsT;
                 Bvx.template bottomRows<3>().setZero();
                 Bvt.template topRows<3>() = RsT * (pt.Nv[j] * Sl - c * Sa[j]);
                 Bvt.template bottomRows<3>() = c * RsT;
-                dvx.noalias() = DV * Bvx;
-                dvt.noalias() = DV * Bvt;
+                dvx = times(DV, Bvx);
+                dvt = times(DV, Bvt);
             }
             // eq. (12)
             const Mat3 GFx = Rs * dfx.template topRows<3>();
@@ -315,8 +352,10 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
 template <int N>
 double Beam<N>::PotentialEnergy(const ElementContext& ctx) const {
     double energy = 0.0;
+    std::array<SectionState, kPoints> sections;
+    Sections(ctx, sections, 0, kPoints, false);
     for (int e = 0; e < kPoints; ++e) {
-        const SectionState s = Section(ctx, e);
+        const SectionState& s = sections[e];
         ConstitutiveLaw::Vec st(6);
         st << s.eps, s.kap;
         energy += points_[e].weight * points_[e].J * points_[e].law->Energy(st);
@@ -329,8 +368,10 @@ void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     const int p = static_cast<int>(os.precision());
     char line[24 + 6 * kPoints * (kMaxNumberChars + 1)];
     char* o = FormatNumber(line, static_cast<long>(label()));
+    std::array<SectionState, kPoints> sections;
+    Sections(ctx, sections, 0, kPoints, true);
     for (int e = 0; e < kPoints; ++e) {
-        const SectionState s = Section(ctx, e);
+        const SectionState& s = sections[e];
         o = FormatVector3(o, s.Fs, p);
         o = FormatVector3(o, s.Ms, p);
     }
@@ -341,8 +382,10 @@ void Beam<N>::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
 template <int N>
 void Beam<N>::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
                             std::vector<Vec3>& moment) const {
+    std::array<SectionState, kPoints> sections;
+    Sections(ctx, sections, 0, kPoints, true);
     for (int e = 0; e < kPoints; ++e) {
-        const SectionState s = Section(ctx, e);
+        const SectionState& s = sections[e];
         force.push_back(s.F);
         moment.push_back(s.M);
     }
@@ -370,8 +413,10 @@ NetcdfGroup Beam<N>::NetcdfDescription() const {
 template <int N>
 bool Beam<N>::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
     out.resize(6 * kPoints);
+    std::array<SectionState, kPoints> sections;
+    Sections(ctx, sections, 0, kPoints, true);
     for (int e = 0; e < kPoints; ++e) {
-        const SectionState s = Section(ctx, e);
+        const SectionState& s = sections[e];
         for (int i = 0; i < 3; ++i) {
             out[6 * e + i] = s.Fs[i];
             out[6 * e + 3 + i] = s.Ms[i];

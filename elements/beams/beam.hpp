@@ -97,6 +97,7 @@ struct BeamPoint {
     ConstitutiveLawPtr law;
     bool linear{true};
     bool viscous{false};
+    bool diagonal{false};                   // linear, K and C diagonal
     Mat6 K{Mat6::Zero()}, C{Mat6::Zero()};  // the linear law's matrices
 };
 
@@ -151,6 +152,8 @@ class Beam final : public Element {
 
   private:
     static constexpr int kRef = N == 3 ? 1 : 0;  // the reference node r of (1)
+    void Sections(const ElementContext& ctx, std::array<SectionState, kPoints>& out, int first,
+                  int last, bool forces) const;
     std::array<Vec3, N> offset_;
     std::array<Mat3, N> Gamma_;
     std::array<BeamPoint<N>, N - 1> points_;
