@@ -285,6 +285,7 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
             Th[kRef] -= Th[j];
         }
         const Mat3 SEt = Skew(et), Sw = Skew(w), Swp = Skew(wp);
+        const Mat3 RsTSw = RsT * Sw;
         for (int j = 0; j < N; ++j) {
             const double c = pt.dNv[j] * iJ;
             // eqs. (9), (10): strain by dx_j (top rows only) and by dtheta_j
@@ -307,7 +308,7 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
                 Bqt.template topRows<3>() =
                     RsT * (SEt * Th[j] - c * Skew(ctx.node[j]->w) * Sa[j] + Sw * (c * Sa[j]));
                 Bqt.template bottomRows<3>() = RsT * (Swp * Th[j]);
-                Bqx.template topRows<3>() = -c * (RsT * Sw);
+                Bqx.template topRows<3>() = -c * RsTSw;
                 Bqx.template bottomRows<3>().setZero();
                 dft += times(DV, Bqt);
                 dfx += times(DV, Bqx);
@@ -319,11 +320,20 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
                 dvt = times(DV, Bvt);
             }
             // eq. (12)
+            // A diagonal law leaves the moment rows of dfx and dvx zero.
             const Mat3 GFx = Rs * dfx.template topRows<3>();
-            const Mat3 GMx = Rs * dfx.template bottomRows<3>();
+            const Mat3 GMx =
+                pt.diagonal ? Mat3::Zero().eval() : Mat3(Rs * dfx.template bottomRows<3>());
             const Mat3 GFt = -SF * Th[j] + Rs * dft.template topRows<3>();
             const Mat3 GMt = -SM * Th[j] + Rs * dft.template bottomRows<3>();
             const Mat3 SFPx = pt.Nv[j] * SF, SFPt = -pt.Nv[j] * (SF * Sa[j]);
+            Mat3 GFvx, GMvx, GFvt, GMvt;
+            if (viscous) {
+                GFvx = Rs * dvx.template topRows<3>();
+                GMvx = pt.diagonal ? Mat3::Zero().eval() : Mat3(Rs * dvx.template bottomRows<3>());
+                GFvt = Rs * dvt.template topRows<3>();
+                GMvt = Rs * dvt.template bottomRows<3>();
+            }
             for (int side = 0; side < 2; ++side) {
                 const int i = side == 0 ? ia : ib;
                 const double sign = side == 0 ? 1.0 : -1.0;  // K = -df/dq
@@ -336,10 +346,6 @@ void Beam<N>::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
                 out.K.template block<3, 3>(6 * i + 3, 6 * j) -= sign * dMx;
                 out.K.template block<3, 3>(6 * i + 3, 6 * j + 3) -= sign * dMt;
                 if (!viscous) continue;
-                const Mat3 GFvx = Rs * dvx.template topRows<3>();
-                const Mat3 GMvx = Rs * dvx.template bottomRows<3>();
-                const Mat3 GFvt = Rs * dvt.template topRows<3>();
-                const Mat3 GMvt = Rs * dvt.template bottomRows<3>();
                 out.C.template block<3, 3>(6 * i, 6 * j) -= sign * GFvx;
                 out.C.template block<3, 3>(6 * i, 6 * j + 3) -= sign * GFvt;
                 out.C.template block<3, 3>(6 * i + 3, 6 * j) -= sign * (GMvx + Sr * GFvx);
