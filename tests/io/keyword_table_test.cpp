@@ -14,6 +14,7 @@
 #include "io_support.hpp"
 #include "mbstep/io/deck_keywords.hpp"
 #include "mbstep/io/netcdf.hpp"
+#include "mbstep/solver/linear_solver.hpp"
 
 using namespace mbstep;
 
@@ -414,6 +415,7 @@ TEST_CASE("the linear solver names are read, and refused with the same list") {
         const Deck d = test::Read(DeckWith(r, true));
         CHECK(d.settings.solver.linear_solver_requested == s.name);
         CHECK(d.settings.solver.linear_solver == s.solver);
+        CHECK_NOTHROW(MakeLinearSolver(s.solver));  // a solver the solver layer builds
         bool warned = false;
         for (const std::string& w : d.warnings)
             warned |= w.find("is not available") != std::string::npos;
