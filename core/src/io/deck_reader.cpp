@@ -6,8 +6,12 @@
 // `drive caller:` and `include:` may appear anywhere. As in MBDyn, reading stops after
 // `end: elements;`. The counts of control data are checked against the statements read:
 // structural nodes, rigid bodies (body), joints (joint), forces (force and couple), beams
-// (beam3 and beam2) and the
-// gravity flag (gravity).
+// (beam3 and beam2) and the gravity flag (gravity).
+//
+// Each block's statements are read through its keyword table (DeckReader::TableOf; the
+// read-only view is mbstep/io/deck_keywords.hpp): keyword and aliases, handler, whether the
+// statement acts, warns or is refused, and the lines of the input manual. The tables also
+// give the "accepted:" lists of unknown keywords and the keyword tables of `mbstep manual`.
 #include "mbstep/io/deck_reader.hpp"
 
 #include <algorithm>
@@ -698,17 +702,15 @@ const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
                      O::kActs,
                      &D::DefaultOrientation,
                      kEnded,
-                     L{{"`default orientation: euler123 | euler313 | euler321 | orientation vector "
-                        "| "
-                        "orientation matrix;`",
+                     L{{"`default orientation: euler123 | euler313 | euler321 | "
+                        "orientation vector | orientation matrix;`",
                         "the `.mov` orientation columns"}}},
                     {{"default output"},
                      O::kActs,
                      &D::DefaultOutput,
                      kEnded,
-                     L{{"`default output: all | none | structural nodes | abstract nodes | joints "
-                        "| "
-                        "beams | forces | rigid bodies | ...;`",
+                     L{{"`default output: all | none | structural nodes | abstract nodes | "
+                        "joints | beams | forces | rigid bodies | ...;`",
                         "switches node and element output (the other MBDyn kinds warn: mbstep "
                         "writes no such output)"}}},
                     {{"output frequency"},
