@@ -1,8 +1,9 @@
-// `mbstep manual`: the input manual (docs/input.md). The deck language's blocks and keywords are
-// described here, next to the deck reader they document; every element, constitutive law,
-// drive, method and formulation comes from the registry (its descriptor's description and a
-// test snippet as an example), so the lists cannot fall out of date. A CTest test compares
-// docs/input.md with this output.
+// `mbstep manual`: the input manual (docs/input.md). The deck language's blocks are described
+// here; the keywords of the statements valid anywhere, of `initial value` and of `control data`
+// come from the deck reader's keyword tables (mbstep/io/deck_keywords.hpp), and every element,
+// constitutive law, drive, method and formulation comes from the registry (its descriptor's
+// description and a test snippet as an example), so the lists cannot fall out of date. A CTest test
+// compares docs/input.md with this output.
 #include "manual.hpp"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <ostream>
 #include <set>
 #include <string>
+
+#include "mbstep/io/deck_keywords.hpp"
 
 namespace mbstep {
 
@@ -36,65 +39,22 @@ why it has no effect: nothing is read silently.
 The blocks come in this order; reading stops after `end: elements;` (as in MBDyn). Statements
 valid anywhere:
 
-| statement | mbstep |
-|---|---|
-| `set: [const] {integer | real | bool | string} name = expression;` | variables of the expression language (`Time` is the simulation time in drives) |
-| `reference: label, position, orientation, velocity, angular velocity;` | reference frames for `reference, label, ...` |
-| `drive caller: label, <drive>;` | named drives for `reference, label` |
-| `constitutive law: label, dimension, <law>;` | named laws (dimension 1, 3, 6) for `reference, label` |
-| `include: "file";` | relative to the including file |
-| `remark: <string or expression>, ...;` | printed with its location |
-| `print symbol table;` | warns: no effect (`remark:` prints a variable) |
-| `module load: "name";` | loads an mbstep plugin: a file (absolute, or relative to the deck's folder), else `libmbstep_<name>.so`, `<name>.so`, `lib<name>.so` or `<name>` in the `loadable path` folders, then the plugin search path; a plugin already loaded from the search path is found loaded; MBDyn's own modules and module arguments are refused |
-| `loadable path: [set | add,] "folder";` | folders searched first by `module load` (relative to the deck's folder; `set` replaces the earlier ones) |
-| `setenv`, `scalar function`, `template drive caller`, `hydraulic fluid`, `c81 data` | refused |
+)";
 
+const char* kAfterAnywhere = R"(
 Blocks `drivers` and `inverse dynamics` are refused. Every unsupported statement of a deck is
 reported in one run (up to 20), the first one locating the error.
 
 ## initial value
 
-| keyword | mbstep |
-|---|---|
-| `initial time`, `final time` (or `forever`), `time step` | as MBDyn; negative initial times are fine |
-| `min time step`, `max time step` | bounds of the step-size control and of `strategy: factor` |
-| `method: <name> [, parameters];` | any registered method (below); default `ms, 0` (MBDyn's) |
-| `formulation: <name>;` | mbstep's: the coordinate formulation (below); default: the method's |
-| `tolerance: r [, test, none|norm|minmax] [, s [, test, ...]];` | residual and solution tests as MBDyn; a residual stalled at its round-off level passes (DESIGN.md); `scale` warns |
-| `max iterations: n [, at most];` | Newton iterations per step |
-| `nonlinear solver: newton raphson [, modified, N [, adaptive]];` | MBDyn's; `adaptive` is mbstep's; `keep jacobian matrix`, `honor element requests` warn; other solvers refused |
-| `linear solver: <name> [, options];` | `auto` (default); MBDyn's `naive`, `klu` (direct sparse LUs) read as `auto`; `umfpack`, `y12`, `superlu`, ... warn and use `auto`; mbstep's `schur`, `sparselu` as named; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row scaling; `map`, `cc`, `mt`, `workspace size`, ... warn |
-| `output: iterations | residual | solution | none;` | printed per Newton iteration as MBDyn; the other items warn |
-| `abort after: input | assembly | derivatives | dummy steps;` | stop there, writing the model summary (input) or the state at t0 |
-| `strategy: factor, f, n_red, f_up, n_up, it_min [, it_max];` | MBDyn's step control: retry a failed step with h f (not below `min time step`), shrink after a step of more than it_max iterations, grow by f_up after quiet steps (up to `max time step`, else the deck's time step); `change` refused |
-| `derivatives tolerance | max iterations | coefficient` | warn: mbstep solves the initial derivatives exactly |
-| `modify residual test` | warns |
-| `threads`, `output meter`, `dummy steps ...` | warn (ignored); use `--threads` |
-| `eigenanalysis`, `real time`, `rtai`, `solver diagnostics` | refused |
+)";
 
+const char* kControlData = R"(
 ## control data
 
-| keyword | mbstep |
-|---|---|
-| `structural nodes`, `abstract nodes`, `rigid bodies`, `joints`, `forces`, `beams`, `genels`, `user defined elements: n;` | checked against the statements read |
-| `gravity;` | required when a gravity element is defined |
-| other counts (`electric nodes`, `plates`, ...) | refused unless 0 |
-| `default orientation: euler123 | euler313 | euler321 | orientation vector | orientation matrix;` | the `.mov` orientation columns |
-| `default output: all | none | structural nodes | abstract nodes | joints | beams | forces | rigid bodies | ...;` | switches node and element output (the other MBDyn kinds warn: mbstep writes no such output) |
-| `output frequency: n;`, `output meter: meter, t0, tf | forever, steps, n;` | output every n steps (the meter: only for t0 <= t <= tf) |
-| `output precision: n;` | digits of the text outputs (1..17) |
-| `output results: netcdf [, sync] [, no text];` | also `PREFIX.nc` in MBDyn's NetCDF layout (as `run --netcdf`; below); refused, with that reason, by an mbstep built without NetCDF (CMake `MBSTEP_WITH_NETCDF`); `sync` is what mbstep does anyway; `no text` leaves out the per-entity text files (`.mov`, `.abs`, `.jnt`, `.act`, `.frc`) as MBDyn does (the `.out`, `.log` and `.csv` are written) |
-| `output results: vtk;` | mbstep's: also the VTK series `PREFIX.pvd` + `PREFIX-vtk/step-N.vtu` (as `run --vtk`); MBDyn's `adams`, `motion view` refused |
-| `model: static | dynamic;` | MBDyn's static solution (`cgr` formulations) |
-| `skip initial joint assembly;` | the initial joint assembly is on by default |
-| `tolerance`, `max iterations` | of the initial joint assembly (defaults 1e-6, 1) |
-| `initial stiffness: kp [, kv];`, `omega rotates: yes|no;` | penalties and options of the assembly |
-| `use: rigid bodies | gravity | forces | beams, in assembly;` | elements used by the assembly (joints and beams always) |
-| `title: "...";` | heads the model summary in the `.log` |
-| `output units: MKS | CGS | MMTMS | MMKGMS | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";` | the units the `.nc`'s `units` attributes name (MBDyn's); nothing is converted |
-| `print: ...;`, `make restart file`, `select timeout`, `default scale` | warn (no effect) |
-| `air properties`, `rigid body kinematics` | refused |
+)";
 
+const char* kNodesElements = R"(
 ## nodes
 
     structural: label, static | dynamic, [position,] x, [orientation,] R,
@@ -172,6 +132,21 @@ std::string Cell(std::string s) {
     return s;
 }
 
+/// A block's keyword table (mbstep/io/deck_keywords.hpp) as the manual's table: one row per
+/// manual line with a text, the statements of the lines before it without one joined to it.
+void KeywordTable(DeckBlock block, const char* first_column, std::ostream& os) {
+    os << "| " << first_column << " | mbstep |\n|---|---|\n";
+    std::string pending;
+    for (const KeywordEntry& e : DeckKeywords(block))
+        for (const KeywordManualLine& line : e.manual) {
+            pending += (pending.empty() ? "" : ", ") + line.syntax;
+            if (line.text.empty()) continue;
+            os << "| " << pending << " | " << line.text << " |\n";
+            pending.clear();
+        }
+    if (!pending.empty()) os << "| " << pending << " | |\n";
+}
+
 std::string Dimensions(const std::vector<int>& dims) {
     std::string s;
     for (int d : dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
@@ -182,6 +157,12 @@ std::string Dimensions(const std::vector<int>& dims) {
 
 void PrintInputManual(const Registry& r, std::ostream& os) {
     os << kIntro;
+    KeywordTable(DeckBlock::kAnywhere, "statement", os);
+    os << kAfterAnywhere;
+    KeywordTable(DeckBlock::kInitialValue, "keyword", os);
+    os << kControlData;
+    KeywordTable(DeckBlock::kControlData, "keyword", os);
+    os << kNodesElements;
     // Elements by statement, from the registry.
     std::map<std::string, std::vector<const ElementDescriptor*>> by_statement;
     for (const ElementDescriptor& d : r.elements()) by_statement[d.statement].push_back(&d);

@@ -6,8 +6,12 @@
 // `drive caller:` and `include:` may appear anywhere. As in MBDyn, reading stops after
 // `end: elements;`. The counts of control data are checked against the statements read:
 // structural nodes, rigid bodies (body), joints (joint), forces (force and couple), beams
-// (beam3 and beam2) and the
-// gravity flag (gravity).
+// (beam3 and beam2) and the gravity flag (gravity).
+//
+// Each block's statements are read through its keyword table (DeckReader::TableOf; the
+// read-only view is mbstep/io/deck_keywords.hpp): keyword and aliases, handler, whether the
+// statement acts, warns or is refused, and the lines of the input manual. The tables also
+// give the "accepted:" lists of unknown keywords and the keyword tables of `mbstep manual`.
 #include "mbstep/io/deck_reader.hpp"
 
 #include <algorithm>
@@ -16,9 +20,12 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <unordered_map>
 
 #include "deck_parser.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/deck_keywords.hpp"
 #include "mbstep/io/netcdf.hpp"
 #include "mbstep/model/driven_element.hpp"
 
@@ -57,11 +64,7 @@ std::string Join(std::vector<std::string> names, bool sort = false) {
 
 bool Is(const std::string& key, const char* keyword) { return detail::IsKeywordKey(key, keyword); }
 
-bool IsAny(const std::string& key, const std::vector<std::string>& keywords) {
-    for (const std::string& k : keywords)
-        if (detail::IsKeywordKey(key, k)) return true;
-    return false;
-}
+constexpr int kIntMax = std::numeric_limits<int>::max();
 
 std::string Format(double v) {
     char buf[32];
@@ -122,23 +125,118 @@ class DeckReader {
         return Run(name);
     }
 
+    /// A statement being read through a keyword table: the keyword as written, where the
+    /// statement starts, and the table's first name for it (MBDyn's spelling).
+    struct Stmt {
+        const std::string& keyword;
+        const SourceLocation& where;
+        const std::string& name;
+    };
+    using Handler = void (DeckReader::*)(const Stmt&);
+    /// A row of a block's keyword table (mbstep/io/deck_keywords.hpp).
+    struct Row {
+        std::vector<std::string> names;  // MBDyn's spelling first, then aliases
+        KeywordOutcome outcome;
+        Handler handler;
+        bool ends_itself;  // false: the dispatch reads the statement's `;` after the handler
+        std::vector<KeywordManualLine> manual;
+    };
+    /// A block's rows, their index by keyword key (KeywordKey of each name) and their public
+    /// view.
+    struct Table {
+        explicit Table(std::vector<Row> rows);
+        std::vector<Row> rows;
+        std::unordered_map<std::string, size_t> index;
+        std::vector<KeywordEntry> entries;
+        std::vector<std::string> accepted;
+    };
+    static const Table& TableOf(DeckBlock block);
+
   private:
     Deck Run(const std::string& path);
     void Statement();
-    bool Generic(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    /// Reads the statement through the block's table; false if the table has no such keyword.
+    bool Dispatch(DeckBlock block, const std::string& key, const std::string& keyword,
+                  const SourceLocation& where);
+    static std::string LinearSolverManual();
     void Begin(const SourceLocation& where);
     void End(const SourceLocation& where);
     void Data(const std::string& key, const std::string& keyword, const SourceLocation& where);
     void InitialValue(const std::string& key, const std::string& keyword,
                       const SourceLocation& where);
-    void Tolerance();
     void ControlData(const std::string& key, const std::string& keyword,
                      const SourceLocation& where);
     void Nodes(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
+    // The tables' handlers. Anywhere:
+    void SetStatement(const Stmt& st);
+    void ReferenceStatementRow(const Stmt& st);
+    void DriveCallerStatement(const Stmt& st);
+    void ConstitutiveLawStatement(const Stmt& st);
+    void IncludeStatement(const Stmt& st);
+    void RemarkStatement(const Stmt& st);
+    void PrintSymbolTableStatement(const Stmt& st);
+    void ModuleLoadRow(const Stmt& st);
+    void LoadablePathRow(const Stmt& st);
+    void StatementNotSupported(const Stmt& st);
+    // Shared by the blocks:
+    void NotSupported(const Stmt& st);
+    void Ignored(const Stmt& st);
+    // Initial value:
+    double NonNegative(const SourceLocation& at, double v, const char* what);
+    void WarnDerivatives(const Stmt& st);
+    void InitialTime(const Stmt& st);
+    void FinalTime(const Stmt& st);
+    void TimeStep(const Stmt& st);
+    void MinTimeStep(const Stmt& st);
+    void MaxTimeStep(const Stmt& st);
+    void MethodStatement(const Stmt& st);
+    void FormulationStatement(const Stmt& st);
+    void Tolerance(const Stmt& st);
+    void MaxIterations(const Stmt& st);
+    void ModifyResidualTest(const Stmt& st);
+    void DerivativesTolerance(const Stmt& st);
+    void DerivativesMaxIterations(const Stmt& st);
+    void DerivativesCoefficient(const Stmt& st);
+    void NonlinearSolver(const Stmt& st);
+    void LinearSolverStatement(const Stmt& st);
+    void SolverOutput(const Stmt& st);
+    void AbortAfter(const Stmt& st);
+    void Strategy(const Stmt& st);
+    // Control data:
+    void CountStatement(const Stmt& st);
+    void UnsupportedCount(const Stmt& st);
+    void GravityFlag(const Stmt& st);
+    void DefaultOrientation(const Stmt& st);
+    void DefaultOutput(const Stmt& st);
+    void OutputFrequency(const Stmt& st);
+    void OutputMeter(const Stmt& st);
+    void OutputPrecision(const Stmt& st);
+    void SkipInitialJointAssembly(const Stmt& st);
+    void TitleStatement(const Stmt& st);
+    void AssemblyTolerance(const Stmt& st);
+    void AssemblyMaxIterations(const Stmt& st);
+    void InitialStiffness(const Stmt& st);
+    void OmegaRotates(const Stmt& st);
+    void UseStatement(const Stmt& st);
+    void PrintStatement(const Stmt& st);
+    void NoEffect(const Stmt& st);
+    void OutputUnits(const Stmt& st);
+    void ModelStatement(const Stmt& st);
+    void OutputResults(const Stmt& st);
+    // Nodes:
+    void AbstractNodeRow(const Stmt& st) { AbstractNodeStatement(st.where); }
+    void StructuralNodeRow(const Stmt& st) { StructuralNodeStatement(st.where); }
+    void NodesNotSupported(const Stmt& st);
+    // Elements:
+    void DrivenRow(const Stmt& st) { DrivenStatement(st.where); }
+    void UserDefinedRow(const Stmt& st) { UserDefinedStatement(st.where); }
+    void InertiaStatement(const Stmt& st);
+    void ElementNotProvided(const Stmt& st);
+
     void StructuralNodeStatement(const SourceLocation& where);
     void AbstractNodeStatement(const SourceLocation& where);
     void DummyNodeStatement(int label, const SourceLocation& where);
-    void Elements(const std::string& key, const std::string& keyword, const SourceLocation& where);
     /// An element statement; with `driven` (a `driven:` statement's drive), the element is
     /// wrapped in a DrivenElement with that label.
     void ElementStatement(const std::string& statement, const SourceLocation& where,
@@ -262,7 +360,7 @@ void DeckReader::Statement() {
     const std::string key = KeywordKey(keyword);
     if (Is(key, "begin")) return Begin(where);
     if (Is(key, "end")) return End(where);
-    if (Generic(key, keyword, where)) return;
+    if (Dispatch(DeckBlock::kAnywhere, key, keyword, where)) return;
     switch (block_) {
         case Block::kData:
             return Data(key, keyword, where);
@@ -275,8 +373,9 @@ void DeckReader::Statement() {
         case Block::kElements:
             return Elements(key, keyword, where);
         case Block::kNone:
-            Unknown(keyword, where,
-                    {"begin", "set", "reference", "drive caller", "include", "remark"});
+            std::vector<std::string> accepted = AcceptedDeckKeywords(DeckBlock::kAnywhere);
+            accepted.insert(accepted.begin(), "begin");
+            Unknown(keyword, where, accepted);
     }
 }
 
@@ -288,74 +387,613 @@ void DeckReader::Unknown(const std::string& keyword, const SourceLocation& where
     in_.Fail(where, "unknown keyword '" + keyword + "' " + block + "; accepted: " + Join(accepted));
 }
 
-// Statements valid everywhere (MBDyn manual, "Input Related Cards").
-bool DeckReader::Generic(const std::string& key, const std::string& keyword,
-                         const SourceLocation& where) {
-    if (Is(key, "set")) {
-        in_.ReadSet();
-        in_.EndStatement("set");
-    } else if (Is(key, "reference")) {
-        ReferenceStatement(where);
-    } else if (Is(key, "drive caller")) {
-        const long label = in_.GetLabel("drive caller label");
-        if (in_.IsKeyword("name")) in_.GetString("drive caller name");
-        DrivePtr drive = in_.GetDrive("drive caller " + std::to_string(label));
-        in_.EndStatement("drive caller");
-        in_.DefineDrive(label, std::move(drive), where);
-    } else if (Is(key, "constitutive law")) {
-        // constitutive law: <label>, [name, "<name>",] <dimension>, <law>;
-        const long label = in_.GetLabel("constitutive law label");
-        if (in_.IsKeyword("name")) in_.GetString("constitutive law name");
-        const SourceLocation at_dim = in_.Where();
-        const long dim = in_.GetInt("constitutive law dimension");
-        if (dim != 1 && dim != 3 && dim != 6)
-            in_.Fail(at_dim,
-                     "constitutive law dimension must be 1, 3 or 6, got " + std::to_string(dim));
-        ConstitutiveLawPtr law = in_.GetConstitutiveLaw(
-            static_cast<int>(dim), "constitutive law " + std::to_string(label));
-        in_.EndStatement("constitutive law");
-        in_.DefineConstitutiveLaw(label, std::move(law), where);
-    } else if (Is(key, "include")) {
-        const SourceLocation at = in_.Where();
-        const std::string file = in_.GetString("include file name");
-        in_.EndStatement("include");
-        std::filesystem::path p(file);
-        if (p.is_relative()) p = std::filesystem::path(in_.CurrentDirectory()) / p;
-        in_.PushFile(p.lexically_normal().string(), &at);
-    } else if (Is(key, "remark")) {
-        // remark: <string or expression> [, ...]; printed with its location (MBDyn prints the
-        // values as it reads them).
-        std::string text = where.file + ":" + std::to_string(where.line) + ": remark:";
-        while (in_.HasArg()) {
-            text += ' ';
-            if (in_.LooksLikeString()) {
-                text += in_.GetString("remark");
-            } else {
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.16g", in_.GetReal("remark value"));
-                text += buf;
-            }
-            if (in_.HasArg()) text += ',';
-        }
-        in_.EndStatement(keyword);
-        remarks_.push_back(text);
-    } else if (Is(key, "print symbol table")) {
-        in_.SkipArguments();
-        in_.EndStatement(keyword);
-        in_.Warn(where,
-                 "'print symbol table' has no effect: mbstep does not list its variables "
-                 "(`remark: \"x\", x;` prints one)");
-    } else if (Is(key, "module load")) {
-        ModuleLoad(where);
-    } else if (Is(key, "loadable path")) {
-        LoadablePath(where);
-    } else if (IsAny(key, {"setenv", "scalar function", "template drive caller", "hydraulic fluid",
-                           "c81 data"})) {
-        in_.Fail(where, "'" + keyword + "' statements are not supported");
-    } else {
-        return false;
+// ---------------------------------------------------------------------------------------------
+// Keyword tables (mbstep/io/deck_keywords.hpp): one per block, in the manual's order.
+
+DeckReader::Table::Table(std::vector<Row> r) : rows(std::move(r)) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+        KeywordEntry e;
+        e.names = rows[i].names;
+        e.outcome = rows[i].outcome;
+        e.manual = rows[i].manual;
+        entries.push_back(std::move(e));
+        if (rows[i].outcome != KeywordOutcome::kRefused) accepted.push_back(rows[i].names.front());
+        for (const std::string& n : rows[i].names)
+            if (!index.emplace(KeywordKey(n), i).second)
+                throw std::logic_error("deck keyword table: '" + n + "' given twice");
     }
+}
+
+bool DeckReader::Dispatch(DeckBlock block, const std::string& key, const std::string& keyword,
+                          const SourceLocation& where) {
+    const Table& table = TableOf(block);
+    const auto it = table.index.find(key);
+    if (it == table.index.end()) return false;
+    const Row& row = table.rows[it->second];
+    (this->*row.handler)(Stmt{keyword, where, row.names.front()});
+    if (!row.ends_itself) in_.EndStatement(keyword);
     return true;
+}
+
+const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
+    using O = KeywordOutcome;
+    using L = std::vector<KeywordManualLine>;
+    using D = DeckReader;
+    constexpr bool kSelf = true;    // the handler ends the statement
+    constexpr bool kEnded = false;  // the table's dispatch ends it (`;` after the arguments)
+    switch (block) {
+        case DeckBlock::kAnywhere: {
+            // Statements valid everywhere (MBDyn manual, "Input Related Cards").
+            static const Table t({
+                {{"set"},
+                 O::kActs,
+                 &D::SetStatement,
+                 kSelf,
+                 L{{"`set: [const] {integer | real | bool | string} name = expression;`",
+                    "variables of the expression language (`Time` is the simulation time in "
+                    "drives)"}}},
+                {{"reference"},
+                 O::kActs,
+                 &D::ReferenceStatementRow,
+                 kSelf,
+                 L{{"`reference: label, position, orientation, velocity, angular velocity;`",
+                    "reference frames for `reference, label, ...`"}}},
+                {{"drive caller"},
+                 O::kActs,
+                 &D::DriveCallerStatement,
+                 kSelf,
+                 L{{"`drive caller: label, <drive>;`", "named drives for `reference, label`"}}},
+                {{"constitutive law"},
+                 O::kActs,
+                 &D::ConstitutiveLawStatement,
+                 kSelf,
+                 L{{"`constitutive law: label, dimension, <law>;`",
+                    "named laws (dimension 1, 3, 6) for `reference, label`"}}},
+                {{"include"},
+                 O::kActs,
+                 &D::IncludeStatement,
+                 kSelf,
+                 L{{"`include: \"file\";`", "relative to the including file"}}},
+                {{"remark"},
+                 O::kActs,
+                 &D::RemarkStatement,
+                 kSelf,
+                 L{{"`remark: <string or expression>, ...;`", "printed with its location"}}},
+                {{"print symbol table"},
+                 O::kWarns,
+                 &D::PrintSymbolTableStatement,
+                 kSelf,
+                 L{{"`print symbol table;`", "warns: no effect (`remark:` prints a variable)"}}},
+                {{"module load"},
+                 O::kActs,
+                 &D::ModuleLoadRow,
+                 kSelf,
+                 L{{"`module load: \"name\";`",
+                    "loads an mbstep plugin: a file (absolute, or relative to the deck's folder), "
+                    "else `libmbstep_<name>.so`, `<name>.so`, `lib<name>.so` or `<name>` in the "
+                    "`loadable path` folders, then the plugin search path; a plugin already "
+                    "loaded from the search path is found loaded; MBDyn's own modules and module "
+                    "arguments are refused"}}},
+                {{"loadable path"},
+                 O::kActs,
+                 &D::LoadablePathRow,
+                 kSelf,
+                 L{{"`loadable path: [set | add,] \"folder\";`",
+                    "folders searched first by `module load` (relative to the deck's folder; "
+                    "`set` replaces the earlier ones)"}}},
+                {{"setenv"}, O::kRefused, &D::StatementNotSupported, kSelf, L{{"`setenv`", ""}}},
+                {{"scalar function"},
+                 O::kRefused,
+                 &D::StatementNotSupported,
+                 kSelf,
+                 L{{"`scalar function`", ""}}},
+                {{"template drive caller"},
+                 O::kRefused,
+                 &D::StatementNotSupported,
+                 kSelf,
+                 L{{"`template drive caller`", ""}}},
+                {{"hydraulic fluid"},
+                 O::kRefused,
+                 &D::StatementNotSupported,
+                 kSelf,
+                 L{{"`hydraulic fluid`", ""}}},
+                {{"c81 data"},
+                 O::kRefused,
+                 &D::StatementNotSupported,
+                 kSelf,
+                 L{{"`c81 data`", "refused"}}},
+            });
+            return t;
+        }
+        case DeckBlock::kInitialValue: {
+            // MBDyn input manual, "Initial-Value Problem".
+            static const Table t({
+                {{"initial time"}, O::kActs, &D::InitialTime, kEnded, L{{"`initial time`", ""}}},
+                {{"final time"},
+                 O::kActs,
+                 &D::FinalTime,
+                 kEnded,
+                 L{{"`final time` (or `forever`)", ""}}},
+                {{"time step"},
+                 O::kActs,
+                 &D::TimeStep,
+                 kEnded,
+                 L{{"`time step`", "as MBDyn; negative initial times are fine"}}},
+                {{"min time step"}, O::kActs, &D::MinTimeStep, kEnded, L{{"`min time step`", ""}}},
+                {{"max time step"},
+                 O::kActs,
+                 &D::MaxTimeStep,
+                 kEnded,
+                 L{{"`max time step`",
+                    "bounds of the step-size control and of `strategy: factor`"}}},
+                {{"method"},
+                 O::kActs,
+                 &D::MethodStatement,
+                 kSelf,  // ReadMethod ends the statement
+                 L{{"`method: <name> [, parameters];`",
+                    "any registered method (below); default `ms, 0` (MBDyn's)"}}},
+                {{"formulation"},
+                 O::kActs,
+                 &D::FormulationStatement,
+                 kEnded,
+                 L{{"`formulation: <name>;`",
+                    "mbstep's: the coordinate formulation (below); default: the method's"}}},
+                {{"tolerance"},
+                 O::kActs,
+                 &D::Tolerance,
+                 kEnded,
+                 L{{"`tolerance: r [, test, none|norm|minmax] [, s [, test, ...]];`",
+                    "residual and solution tests as MBDyn; a residual stalled at its round-off "
+                    "level passes (DESIGN.md); `scale` warns"}}},
+                {{"max iterations"},
+                 O::kActs,
+                 &D::MaxIterations,
+                 kEnded,
+                 L{{"`max iterations: n [, at most];`", "Newton iterations per step"}}},
+                {{"nonlinear solver"},
+                 O::kActs,
+                 &D::NonlinearSolver,
+                 kEnded,
+                 L{{"`nonlinear solver: newton raphson [, modified, N [, adaptive]];`",
+                    "MBDyn's; `adaptive` is mbstep's; `keep jacobian matrix`, `honor element "
+                    "requests` warn; other solvers refused"}}},
+                {{"linear solver", "solver"},
+                 O::kActs,
+                 &D::LinearSolverStatement,
+                 kEnded,
+                 L{{"`linear solver: <name> [, options];` (or `solver:`)", LinearSolverManual()}}},
+                {{"output"},
+                 O::kActs,
+                 &D::SolverOutput,
+                 kEnded,
+                 L{{"`output: iterations | residual | solution | none;`",
+                    "printed per Newton iteration as MBDyn; the other items warn"}}},
+                {{"abort after"},
+                 O::kActs,
+                 &D::AbortAfter,
+                 kEnded,
+                 L{{"`abort after: input | assembly | derivatives | dummy steps;`",
+                    "stop there, writing the model summary (input) or the state at t0"}}},
+                {{"strategy"},
+                 O::kActs,
+                 &D::Strategy,
+                 kEnded,
+                 L{{"`strategy: factor, f, n_red, f_up, n_up, it_min [, it_max];`",
+                    "MBDyn's step control: retry a failed step with h f (not below `min time "
+                    "step`), shrink after a step of more than it_max iterations, grow by f_up "
+                    "after quiet steps (up to `max time step`, else the deck's time step); "
+                    "`change` refused"}}},
+                {{"derivatives tolerance"},
+                 O::kWarns,
+                 &D::DerivativesTolerance,
+                 kEnded,
+                 L{{"`derivatives tolerance`", ""}}},
+                {{"derivatives max iterations"},
+                 O::kWarns,
+                 &D::DerivativesMaxIterations,
+                 kEnded,
+                 L{{"`derivatives max iterations`", ""}}},
+                {{"derivatives coefficient"},
+                 O::kWarns,
+                 &D::DerivativesCoefficient,
+                 kEnded,
+                 L{{"`derivatives coefficient`",
+                    "warn: mbstep solves the initial derivatives exactly"}}},
+                {{"modify residual test"},
+                 O::kWarns,
+                 &D::ModifyResidualTest,
+                 kEnded,
+                 L{{"`modify residual test`", "warns"}}},
+                {{"threads"}, O::kWarns, &D::Ignored, kEnded, L{{"`threads`", ""}}},
+                {{"output meter"}, O::kWarns, &D::Ignored, kEnded, L{{"`output meter`", ""}}},
+                {{"dummy steps tolerance"},
+                 O::kWarns,
+                 &D::Ignored,
+                 kEnded,
+                 L{{"`dummy steps tolerance`", ""}}},
+                {{"dummy steps max iterations"},
+                 O::kWarns,
+                 &D::Ignored,
+                 kEnded,
+                 L{{"`dummy steps max iterations`", ""}}},
+                {{"dummy steps number"},
+                 O::kWarns,
+                 &D::Ignored,
+                 kEnded,
+                 L{{"`dummy steps number`", ""}}},
+                {{"dummy steps ratio"},
+                 O::kWarns,
+                 &D::Ignored,
+                 kEnded,
+                 L{{"`dummy steps ratio`", ""}}},
+                {{"dummy steps method"},
+                 O::kWarns,
+                 &D::Ignored,
+                 kEnded,
+                 L{{"`dummy steps method`", "warn (ignored); use `--threads`"}}},
+                {{"eigenanalysis"},
+                 O::kRefused,
+                 &D::NotSupported,
+                 kEnded,
+                 L{{"`eigenanalysis`", ""}}},
+                {{"real time"}, O::kRefused, &D::NotSupported, kEnded, L{{"`real time`", ""}}},
+                {{"rtai"}, O::kRefused, &D::NotSupported, kEnded, L{{"`rtai`", ""}}},
+                {{"solver diagnostics"},
+                 O::kRefused,
+                 &D::NotSupported,
+                 kEnded,
+                 L{{"`solver diagnostics`", "refused"}}},
+            });
+            return t;
+        }
+        case DeckBlock::kControlData: {
+            // MBDyn input manual, "Control Data".
+            static const Table t([] {
+                std::vector<Row> rows;
+                for (const char* c : {"structural nodes", "abstract nodes", "rigid bodies",
+                                      "joints", "forces", "beams", "genels"})
+                    rows.push_back({{c},
+                                    O::kActs,
+                                    &D::CountStatement,
+                                    kEnded,
+                                    L{{"`" + std::string(c) + "`", ""}}});
+                rows.push_back(
+                    {{"user defined elements"},
+                     O::kActs,
+                     &D::CountStatement,
+                     kEnded,
+                     L{{"`user defined elements: n;`", "checked against the statements read"}}});
+                rows.push_back({{"gravity"},
+                                O::kActs,
+                                &D::GravityFlag,
+                                kEnded,
+                                L{{"`gravity;`", "required when a gravity element is defined"}}});
+                const std::vector<const char*> unsupported = {"electric nodes",
+                                                              "hydraulic nodes",
+                                                              "parameter nodes",
+                                                              "thermal nodes",
+                                                              "plates",
+                                                              "aerodynamic elements",
+                                                              "aeromodals",
+                                                              "rotors",
+                                                              "induced velocity elements",
+                                                              "loadable elements",
+                                                              "electric elements",
+                                                              "electric bulk elements",
+                                                              "bulk elements",
+                                                              "hydraulic elements",
+                                                              "thermal elements",
+                                                              "output elements",
+                                                              "external elements",
+                                                              "file drivers",
+                                                              "drivers",
+                                                              "membranes",
+                                                              "shells",
+                                                              "inertia"};
+                for (const char* c : unsupported)
+                    rows.push_back({{c},
+                                    O::kRefused,
+                                    &D::UnsupportedCount,
+                                    kEnded,
+                                    L{{"`" + std::string(c) + "`",
+                                       c == unsupported.back() ? "counts refused unless 0" : ""}}});
+                const std::vector<Row> more = {
+                    {{"default orientation"},
+                     O::kActs,
+                     &D::DefaultOrientation,
+                     kEnded,
+                     L{{"`default orientation: euler123 | euler313 | euler321 | "
+                        "orientation vector | orientation matrix;`",
+                        "the `.mov` orientation columns"}}},
+                    {{"default output"},
+                     O::kActs,
+                     &D::DefaultOutput,
+                     kEnded,
+                     L{{"`default output: all | none | structural nodes | abstract nodes | "
+                        "joints | beams | forces | rigid bodies | ...;`",
+                        "switches node and element output (the other MBDyn kinds warn: mbstep "
+                        "writes no such output)"}}},
+                    {{"output frequency"},
+                     O::kActs,
+                     &D::OutputFrequency,
+                     kEnded,
+                     L{{"`output frequency: n;`", ""}}},
+                    {{"output meter"},
+                     O::kActs,
+                     &D::OutputMeter,
+                     kEnded,
+                     L{{"`output meter: meter, t0, tf | forever, steps, n;`",
+                        "output every n steps (the meter: only for t0 <= t <= tf)"}}},
+                    {{"output precision"},
+                     O::kActs,
+                     &D::OutputPrecision,
+                     kEnded,
+                     L{{"`output precision: n;`", "digits of the text outputs (1..17)"}}},
+                    {{"output results"},
+                     O::kActs,
+                     &D::OutputResults,
+                     kEnded,
+                     L{{"`output results: netcdf [, sync] [, no text];`",
+                        "also `PREFIX.nc` in MBDyn's NetCDF layout (as `run --netcdf`; below); "
+                        "refused, with that reason, by an mbstep built without NetCDF (CMake "
+                        "`MBSTEP_WITH_NETCDF`); `sync` is what mbstep does anyway; `no text` "
+                        "leaves "
+                        "out the per-entity text files (`.mov`, `.abs`, `.jnt`, `.act`, `.frc`) as "
+                        "MBDyn does (the `.out`, `.log` and `.csv` are written)"},
+                       {"`output results: vtk;`",
+                        "mbstep's: also the VTK series `PREFIX.pvd` + `PREFIX-vtk/step-N.vtu` (as "
+                        "`run --vtk`); MBDyn's `adams`, `motion view` refused"}}},
+                    {{"model"},
+                     O::kActs,
+                     &D::ModelStatement,
+                     kEnded,
+                     L{{"`model: static | dynamic;`",
+                        "MBDyn's static solution (`cgr` formulations)"}}},
+                    {{"skip initial joint assembly"},
+                     O::kActs,
+                     &D::SkipInitialJointAssembly,
+                     kEnded,
+                     L{{"`skip initial joint assembly;`",
+                        "the initial joint assembly is on by default"}}},
+                    {{"tolerance", "initial tolerance"},
+                     O::kActs,
+                     &D::AssemblyTolerance,
+                     kEnded,
+                     L{{"`tolerance` (or `initial tolerance`)", ""}}},
+                    {{"max iterations", "max initial iterations"},
+                     O::kActs,
+                     &D::AssemblyMaxIterations,
+                     kEnded,
+                     L{{"`max iterations` (or `max initial iterations`)",
+                        "of the initial joint assembly (defaults 1e-6, 1)"}}},
+                    {{"initial stiffness"},
+                     O::kActs,
+                     &D::InitialStiffness,
+                     kEnded,
+                     L{{"`initial stiffness: kp [, kv];`", ""}}},
+                    {{"omega rotates"},
+                     O::kActs,
+                     &D::OmegaRotates,
+                     kEnded,
+                     L{{"`omega rotates: yes|no;`", "penalties and options of the assembly"}}},
+                    {{"use"},
+                     O::kActs,
+                     &D::UseStatement,
+                     kEnded,
+                     L{{"`use: rigid bodies | gravity | forces | beams, in assembly;`",
+                        "elements used by the assembly (joints and beams always)"}}},
+                    {{"title"},
+                     O::kActs,
+                     &D::TitleStatement,
+                     kEnded,
+                     L{{"`title: \"...\";`", "heads the model summary in the `.log`"}}},
+                    {{"output units"},
+                     O::kActs,
+                     &D::OutputUnits,
+                     kEnded,
+                     L{{"`output units: MKS | CGS | MMTMS | MMKGMS | custom, length, \"..\", mass, "
+                        "\"..\", time, \"..\", current, \"..\", temperature, \"..\";`",
+                        "the units the `.nc`'s `units` attributes name (MBDyn's); nothing is "
+                        "converted"}}},
+                    {{"print"}, O::kWarns, &D::PrintStatement, kEnded, L{{"`print: ...;`", ""}}},
+                    {{"make restart file"},
+                     O::kWarns,
+                     &D::NoEffect,
+                     kEnded,
+                     L{{"`make restart file`", ""}}},
+                    {{"select timeout"},
+                     O::kWarns,
+                     &D::NoEffect,
+                     kEnded,
+                     L{{"`select timeout`", ""}}},
+                    {{"default scale"},
+                     O::kWarns,
+                     &D::NoEffect,
+                     kEnded,
+                     L{{"`default scale`", "warn (no effect)"}}},
+                    {{"air properties"},
+                     O::kRefused,
+                     &D::NotSupported,
+                     kEnded,
+                     L{{"`air properties`", ""}}},
+                    {{"rigid body kinematics"},
+                     O::kRefused,
+                     &D::NotSupported,
+                     kEnded,
+                     L{{"`rigid body kinematics`", "refused"}}},
+                };
+                rows.insert(rows.end(), more.begin(), more.end());
+                return rows;
+            }());
+            return t;
+        }
+        case DeckBlock::kNodes: {
+            // MBDyn input manual, "Nodes"; described in the manual's prose.
+            static const Table t({
+                {{"abstract"}, O::kActs, &D::AbstractNodeRow, kSelf, {}},
+                {{"structural"}, O::kActs, &D::StructuralNodeRow, kSelf, {}},
+                {{"electric"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
+                {{"hydraulic"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
+                {{"parameter"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
+                {{"thermal"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
+            });
+            return t;
+        }
+        case DeckBlock::kElements: {
+            // MBDyn input manual, "Elements": the statements besides the registered ones
+            // (which the element plugins provide, and which are looked up first); described in
+            // the manual's prose. MBDyn's element statements that no plugin provides are
+            // refused: those of the built-in plugins when they are not loaded, and the others.
+            static const Table t([] {
+                std::vector<Row> rows = {
+                    {{"driven"}, O::kActs, &D::DrivenRow, kSelf, {}},
+                    {{"user defined"}, O::kActs, &D::UserDefinedRow, kSelf, {}},
+                    // `inertia:` only logs the inertia of a group of elements (MBDyn manual,
+                    // elements.tex); skipped so that MBDyn's decks read unchanged.
+                    {{"inertia"}, O::kWarns, &D::InertiaStatement, kEnded, {}},
+                };
+                for (const char* k : {"body",
+                                      "joint",
+                                      "force",
+                                      "couple",
+                                      "gravity",
+                                      "beam",
+                                      "beam2",
+                                      "beam3",
+                                      "aerodynamic body",
+                                      "aerodynamic beam",
+                                      "aerodynamic beam2",
+                                      "aerodynamic beam3",
+                                      "genel",
+                                      "output",
+                                      "bind",
+                                      "electric",
+                                      "hydraulic",
+                                      "thermal",
+                                      "plate",
+                                      "membrane4",
+                                      "shell4",
+                                      "loadable",
+                                      "automatic structural",
+                                      "air properties",
+                                      "induced velocity",
+                                      "rotor",
+                                      "aircraft instruments",
+                                      "aerodynamic element",
+                                      "rigid body kinematics",
+                                      "joint regularization",
+                                      "modal",
+                                      "external",
+                                      "stream output",
+                                      "output element",
+                                      "bulk"})
+                    rows.push_back({{k}, O::kRefused, &D::ElementNotProvided, kSelf, {}});
+                return rows;
+            }());
+            return t;
+        }
+    }
+    throw std::logic_error("deck keyword table: unknown block");
+}
+
+/// The manual's text of `linear solver:`, from DeckLinearSolvers().
+std::string DeckReader::LinearSolverManual() {
+    std::string mapped, unavailable, ours;
+    for (const LinearSolverKeyword& s : DeckLinearSolvers()) {
+        std::string& list = !s.available ? unavailable : (s.solver == "auto" ? mapped : ours);
+        list += (list.empty() ? "`" : ", `") + s.name + "`";
+    }
+    return "`auto` (default); MBDyn's " + mapped + " (direct sparse LUs) read as `auto`; " +
+           unavailable + " warn and use `auto`; mbstep's " + ours +
+           " as named; `colamd`/`mmdata` select KLU's ordering; `scale` maps to KLU's row "
+           "scaling; `map`, `cc`, `mt`, `workspace size`, ... warn";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements valid everywhere (MBDyn manual, "Input Related Cards").
+
+void DeckReader::SetStatement(const Stmt&) {
+    in_.ReadSet();
+    in_.EndStatement("set");
+}
+
+void DeckReader::ReferenceStatementRow(const Stmt& st) { ReferenceStatement(st.where); }
+
+void DeckReader::DriveCallerStatement(const Stmt& st) {
+    const long label = in_.GetLabel("drive caller label");
+    if (in_.IsKeyword("name")) in_.GetString("drive caller name");
+    DrivePtr drive = in_.GetDrive("drive caller " + std::to_string(label));
+    in_.EndStatement("drive caller");
+    in_.DefineDrive(label, std::move(drive), st.where);
+}
+
+// constitutive law: <label>, [name, "<name>",] <dimension>, <law>;
+void DeckReader::ConstitutiveLawStatement(const Stmt& st) {
+    const long label = in_.GetLabel("constitutive law label");
+    if (in_.IsKeyword("name")) in_.GetString("constitutive law name");
+    const SourceLocation at_dim = in_.Where();
+    const long dim = in_.GetInt("constitutive law dimension");
+    if (dim != 1 && dim != 3 && dim != 6)
+        in_.Fail(at_dim,
+                 "constitutive law dimension must be 1, 3 or 6, got " + std::to_string(dim));
+    ConstitutiveLawPtr law =
+        in_.GetConstitutiveLaw(static_cast<int>(dim), "constitutive law " + std::to_string(label));
+    in_.EndStatement("constitutive law");
+    in_.DefineConstitutiveLaw(label, std::move(law), st.where);
+}
+
+void DeckReader::IncludeStatement(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    const std::string file = in_.GetString("include file name");
+    in_.EndStatement("include");
+    std::filesystem::path p(file);
+    if (p.is_relative()) p = std::filesystem::path(in_.CurrentDirectory()) / p;
+    in_.PushFile(p.lexically_normal().string(), &at);
+}
+
+// remark: <string or expression> [, ...]; printed with its location (MBDyn prints the values as
+// it reads them).
+void DeckReader::RemarkStatement(const Stmt& st) {
+    std::string text = st.where.file + ":" + std::to_string(st.where.line) + ": remark:";
+    while (in_.HasArg()) {
+        text += ' ';
+        if (in_.LooksLikeString()) {
+            text += in_.GetString("remark");
+        } else {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.16g", in_.GetReal("remark value"));
+            text += buf;
+        }
+        if (in_.HasArg()) text += ',';
+    }
+    in_.EndStatement(st.keyword);
+    remarks_.push_back(text);
+}
+
+void DeckReader::PrintSymbolTableStatement(const Stmt& st) {
+    in_.SkipArguments();
+    in_.EndStatement(st.keyword);
+    in_.Warn(st.where,
+             "'print symbol table' has no effect: mbstep does not list its variables "
+             "(`remark: \"x\", x;` prints one)");
+}
+
+void DeckReader::ModuleLoadRow(const Stmt& st) { ModuleLoad(st.where); }
+
+void DeckReader::LoadablePathRow(const Stmt& st) { LoadablePath(st.where); }
+
+void DeckReader::StatementNotSupported(const Stmt& st) {
+    in_.Fail(st.where, "'" + st.keyword + "' statements are not supported");
+}
+
+// Shared by the blocks' tables.
+void DeckReader::NotSupported(const Stmt& st) {
+    in_.Fail(st.where, "'" + st.keyword + "' is not supported");
+}
+
+void DeckReader::Ignored(const Stmt& st) {
+    in_.Warn(st.where, "'" + st.keyword + "' is ignored");
+    in_.SkipArguments();
 }
 
 // `reference: label, [name, "n",] position, orientation, velocity, angular velocity;`
@@ -437,244 +1075,269 @@ void DeckReader::Data(const std::string& key, const std::string& keyword,
 
 void DeckReader::InitialValue(const std::string& key, const std::string& keyword,
                               const SourceLocation& where) {
-    SolverSettings& s = settings_.solver;
+    if (!Dispatch(DeckBlock::kInitialValue, key, keyword, where))
+        Unknown(keyword, where, AcceptedDeckKeywords(DeckBlock::kInitialValue));
+}
+
+double DeckReader::NonNegative(const SourceLocation& at, double v, const char* what) {
+    if (v < 0.0) in_.Fail(at, std::string(what) + " must be non-negative, got " + Format(v));
+    return v;
+}
+
+// MBDyn regularizes its initial derivatives with these settings; mbstep solves them exactly
+// (consistent accelerations and multipliers at t0), so they have no effect.
+void DeckReader::WarnDerivatives(const Stmt& st) {
+    in_.Warn(st.where, "'" + st.keyword +
+                           "' ignored: mbstep solves the initial derivatives exactly (consistent "
+                           "accelerations and multipliers at t0)");
+}
+
+void DeckReader::InitialTime(const Stmt&) {
+    settings_.initial_time = in_.GetReal("initial time");
+    in_.set_evaluation_time(settings_.initial_time);
+}
+
+void DeckReader::FinalTime(const Stmt&) {
+    final_time_where_ = in_.Where();
+    final_time_given_ = true;
+    settings_.forever = in_.IsKeyword("forever");
+    if (!settings_.forever) settings_.final_time = in_.GetReal("final time");
+}
+
+void DeckReader::TimeStep(const Stmt&) {
     const SourceLocation at = in_.Where();
-    auto non_negative = [&](double v, const char* what) {
-        if (v < 0.0) in_.Fail(at, std::string(what) + " must be non-negative, got " + Format(v));
-        return v;
-    };
-    // MBDyn regularizes its initial derivatives with these settings; mbstep solves them exactly
-    // (consistent accelerations and multipliers at t0), so they have no effect.
-    auto warn_derivatives = [&] {
-        in_.Warn(where, "'" + keyword +
-                            "' ignored: mbstep solves the initial derivatives exactly (consistent "
-                            "accelerations and multipliers at t0)");
-    };
-    constexpr int kIntMax = std::numeric_limits<int>::max();
-    if (Is(key, "initial time")) {
-        settings_.initial_time = in_.GetReal("initial time");
-        in_.set_evaluation_time(settings_.initial_time);
-    } else if (Is(key, "final time")) {
-        final_time_where_ = at;
-        final_time_given_ = true;
-        settings_.forever = in_.IsKeyword("forever");
-        if (!settings_.forever) settings_.final_time = in_.GetReal("final time");
-    } else if (Is(key, "time step")) {
-        settings_.time_step = in_.GetReal("time step");
-        if (settings_.time_step <= 0.0)
-            in_.Fail(at, "time step must be positive, got " + Format(settings_.time_step));
-    } else if (Is(key, "min time step")) {
-        s.min_time_step = non_negative(in_.GetReal("min time step"), "min time step");
-    } else if (Is(key, "max time step")) {
-        s.max_time_step = in_.IsKeyword("unlimited")
-                              ? 0.0
-                              : non_negative(in_.GetReal("max time step"), "max time step");
-    } else if (Is(key, "method")) {
-        if (integrator_) in_.Fail(where, "method given twice");
-        settings_.method_text = in_.RestOfStatement();
-        integrator_ = ReadMethod(in_, registry_, &method_name_);
-        return;  // ReadMethod ends the statement
-    } else if (Is(key, "formulation")) {
-        std::vector<std::string> names;
-        for (const FormulationDescriptor& d : registry_.formulations()) names.push_back(d.name);
-        const int i = in_.MatchOneOf(names);
-        if (i < 0)
-            in_.Fail(at,
-                     "unknown formulation " + in_.NextToken() + "; registered: " +
+    settings_.time_step = in_.GetReal("time step");
+    if (settings_.time_step <= 0.0)
+        in_.Fail(at, "time step must be positive, got " + Format(settings_.time_step));
+}
+
+void DeckReader::MinTimeStep(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    settings_.solver.min_time_step = NonNegative(at, in_.GetReal("min time step"), "min time step");
+}
+
+void DeckReader::MaxTimeStep(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    settings_.solver.max_time_step =
+        in_.IsKeyword("unlimited") ? 0.0
+                                   : NonNegative(at, in_.GetReal("max time step"), "max time step");
+}
+
+void DeckReader::MethodStatement(const Stmt& st) {
+    if (integrator_) in_.Fail(st.where, "method given twice");
+    settings_.method_text = in_.RestOfStatement();
+    integrator_ = ReadMethod(in_, registry_, &method_name_);  // ends the statement
+}
+
+void DeckReader::FormulationStatement(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    std::vector<std::string> names;
+    for (const FormulationDescriptor& d : registry_.formulations()) names.push_back(d.name);
+    const int i = in_.MatchOneOf(names);
+    if (i < 0)
+        in_.Fail(at, "unknown formulation " + in_.NextToken() + "; registered: " +
                          (names.empty() ? std::string("none (no formulation plugins are loaded)")
                                         : Join(names, true)));
-        settings_.formulation = names[i];
-    } else if (Is(key, "tolerance")) {
-        Tolerance();
-    } else if (Is(key, "max iterations")) {
-        s.max_iterations = static_cast<int>(in_.GetInt("max iterations", 1, kIntMax));
-        s.max_iterations_at_most = in_.IsKeyword("at most");
-    } else if (Is(key, "modify residual test")) {
-        s.modify_residual_test = true;
-        in_.Warn(where,
-                 "'modify residual test' ignored: the residual test is on the residual "
-                 "as assembled");
-    } else if (Is(key, "derivatives tolerance")) {
-        warn_derivatives();
-        s.derivatives_tolerance =
-            non_negative(in_.GetReal("derivatives tolerance"), "derivatives tolerance");
-    } else if (Is(key, "derivatives max iterations")) {
-        warn_derivatives();
-        s.derivatives_max_iterations =
-            static_cast<int>(in_.GetInt("derivatives max iterations", 1, kIntMax));
-    } else if (Is(key, "derivatives coefficient")) {
-        warn_derivatives();
-        // coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
-        if (!in_.IsKeyword("auto")) {
-            s.derivatives_coefficient = in_.GetReal("derivatives coefficient");
-            if (s.derivatives_coefficient <= 0.0)
-                in_.Fail(at, "derivatives coefficient must be positive, got " +
-                                 Format(s.derivatives_coefficient));
-            s.derivatives_coefficient_auto = in_.IsKeyword("auto");
-        } else {
-            s.derivatives_coefficient_auto = true;
-        }
-        if (s.derivatives_coefficient_auto) {
-            if (in_.IsKeyword("max iterations"))
-                in_.GetInt("derivatives coefficient max iterations", 1, kIntMax);
-            if (in_.IsKeyword("factor")) in_.GetReal("derivatives coefficient factor");
-        }
-    } else if (Is(key, "nonlinear solver")) {
-        const std::string name = in_.GetKeyword(
-            "nonlinear solver", {"newton raphson", "line search", "matrix free", "bfgs"});
-        if (name != "newton raphson")
-            in_.Fail(at, "nonlinear solver '" + name + "' is not supported (use newton raphson)");
-        if (in_.IsKeyword("true")) {
-            s.modified_newton = false;
-        } else if (in_.IsKeyword("modified")) {
-            const long n = in_.GetInt("modified newton iterations", 1, kIntMax);
-            s.modified_newton = true;
-            s.modified_newton_iterations = static_cast<int>(n);
-            while (in_.HasArg()) {
-                const SourceLocation at_o = in_.Where();
-                if (in_.IsKeyword("keep jacobian matrix") ||
-                    in_.IsKeyword("honor element requests"))
-                    in_.Warn(at_o, "nonlinear solver option ignored");
-                else if (in_.IsKeyword("adaptive"))  // mbstep's extension (DESIGN.md)
-                    s.modified_newton_adaptive = true;
-                else
-                    break;
-            }
-        }
-    } else if (Is(key, "linear solver") || Is(key, "solver")) {
-        const std::string name =
-            in_.GetKeyword("linear solver", {"naive", "umfpack", "klu", "y12", "lapack", "superlu",
-                                             "taucs", "watson", "pastix", "qr", "spqr", "sparselu",
-                                             "harwell", "meschach", "schur"});
-        s.linear_solver_requested = name;
-        // MBDyn's solvers (`naive`, its own sparse LU with an optional column ordering, `klu`,
-        // `umfpack`, ...) are all direct sparse LUs: each maps to `auto` (the dense LU up to
-        // kDenseMaxUnknowns unknowns, above it KLU, after block elimination where that removes
-        // at least half the unknowns), the fastest direct path, which honours the ordering and
-        // scaling options on its KLU factorizations. `schur` and `sparselu` are mbstep's own
-        // and are used as named.
-        const bool ours = name == "sparselu" || name == "schur";
-        const bool available = ours || name == "klu" || name == "naive";
-        s.linear_solver = ours ? name : "auto";
-        if (!available)
-            in_.Warn(at, "linear solver '" + name + "' is not available; using auto (klu)");
-        // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
-        // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
-        // colamd | natural | rcm}]. `colamd` selects KLU's COLAMD, `mmdata` its AMD; the
-        // others do not apply to KLU and are ignored with a warning.
+    settings_.formulation = names[i];
+}
+
+void DeckReader::MaxIterations(const Stmt&) {
+    SolverSettings& s = settings_.solver;
+    s.max_iterations = static_cast<int>(in_.GetInt("max iterations", 1, kIntMax));
+    s.max_iterations_at_most = in_.IsKeyword("at most");
+}
+
+void DeckReader::ModifyResidualTest(const Stmt& st) {
+    settings_.solver.modify_residual_test = true;
+    in_.Warn(st.where,
+             "'modify residual test' ignored: the residual test is on the residual as assembled");
+}
+
+void DeckReader::DerivativesTolerance(const Stmt& st) {
+    const SourceLocation at = in_.Where();
+    WarnDerivatives(st);
+    settings_.solver.derivatives_tolerance =
+        NonNegative(at, in_.GetReal("derivatives tolerance"), "derivatives tolerance");
+}
+
+void DeckReader::DerivativesMaxIterations(const Stmt& st) {
+    WarnDerivatives(st);
+    settings_.solver.derivatives_max_iterations =
+        static_cast<int>(in_.GetInt("derivatives max iterations", 1, kIntMax));
+}
+
+// derivatives coefficient: coefficient | [coefficient,] auto [, max iterations, n] [, factor, f]
+void DeckReader::DerivativesCoefficient(const Stmt& st) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    WarnDerivatives(st);
+    if (!in_.IsKeyword("auto")) {
+        s.derivatives_coefficient = in_.GetReal("derivatives coefficient");
+        if (s.derivatives_coefficient <= 0.0)
+            in_.Fail(at, "derivatives coefficient must be positive, got " +
+                             Format(s.derivatives_coefficient));
+        s.derivatives_coefficient_auto = in_.IsKeyword("auto");
+    } else {
+        s.derivatives_coefficient_auto = true;
+    }
+    if (s.derivatives_coefficient_auto) {
+        if (in_.IsKeyword("max iterations"))
+            in_.GetInt("derivatives coefficient max iterations", 1, kIntMax);
+        if (in_.IsKeyword("factor")) in_.GetReal("derivatives coefficient factor");
+    }
+}
+
+void DeckReader::NonlinearSolver(const Stmt&) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    const std::string name = in_.GetKeyword(
+        "nonlinear solver", {"newton raphson", "line search", "matrix free", "bfgs"});
+    if (name != "newton raphson")
+        in_.Fail(at, "nonlinear solver '" + name + "' is not supported (use newton raphson)");
+    if (in_.IsKeyword("true")) {
+        s.modified_newton = false;
+    } else if (in_.IsKeyword("modified")) {
+        const long n = in_.GetInt("modified newton iterations", 1, kIntMax);
+        s.modified_newton = true;
+        s.modified_newton_iterations = static_cast<int>(n);
         while (in_.HasArg()) {
             const SourceLocation at_o = in_.Where();
-            if (in_.IsKeyword("ordering")) {
-                s.linear_solver_ordering = in_.GetKeyword(
-                    "linear solver ordering", {"auto", "amd", "colamd", "natural", "rcm"});
-            } else if (in_.IsKeyword("colamd")) {
-                s.linear_solver_ordering = "colamd";
-            } else if (in_.IsKeyword("mmdata")) {
-                s.linear_solver_ordering = "amd";
-            } else if (in_.IsKeyword("map") || in_.IsKeyword("cc") || in_.IsKeyword("dir") ||
-                       in_.IsKeyword("column compressed") || in_.IsKeyword("direct access")) {
-                in_.Warn(at_o, "linear solver matrix handling option ignored");
-            } else if (in_.IsKeyword("mt") || in_.IsKeyword("multithread") ||
-                       in_.IsKeyword("workspace size") || in_.IsKeyword("block size")) {
-                in_.GetInt("linear solver option value", 0, kIntMax);
-                in_.Warn(at_o, "linear solver option ignored");
-            } else if (in_.IsKeyword("pivot factor")) {
-                in_.GetReal("linear solver pivot factor");
-                in_.Warn(at_o, "linear solver option ignored");
-            } else if (in_.IsKeyword("scale")) {
-                // MBDyn: scale, {no | always | once | iterative...} [, {row max | row sum |
-                // column max | column sum | lapack | iterative | row max column max}]. KLU
-                // scales rows only: row sum -> klu scale 1, any other method -> row max (2).
-                const std::string when = in_.GetKeyword(
-                    "linear solver scale", {"no", "always", "once", "iterative", "never"});
-                s.linear_solver_scale = when == "no" || when == "never" ? -1 : 2;
-                if (in_.HasArg()) {
-                    const SourceLocation at_m = in_.Where();
-                    const std::string how =
-                        in_.GetKeyword("linear solver scale method",
-                                       {"row max column max", "row max", "row sum", "column max",
-                                        "column sum", "lapack", "iterative", "sinkhorn knopp"});
-                    if (s.linear_solver_scale > 0 && how == "row sum") s.linear_solver_scale = 1;
-                    if (how != "row max" && how != "row sum")
-                        in_.Warn(at_m, "klu scales rows only: using row max scaling");
-                }
-                if (in_.HasArg()) {
-                    in_.Warn(in_.Where(), "linear solver scale options from here on ignored");
-                    in_.SkipArguments();
-                }
-            } else {
-                in_.Warn(at_o, "linear solver options from here on ignored");
+            if (in_.IsKeyword("keep jacobian matrix") || in_.IsKeyword("honor element requests"))
+                in_.Warn(at_o, "nonlinear solver option ignored");
+            else if (in_.IsKeyword("adaptive"))  // mbstep's extension (DESIGN.md)
+                s.modified_newton_adaptive = true;
+            else
+                break;
+        }
+    }
+}
+
+void DeckReader::LinearSolverStatement(const Stmt&) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    // The names of DeckLinearSolvers(), in its order.
+    static const std::vector<std::string> kNames = [] {
+        std::vector<std::string> names;
+        for (const LinearSolverKeyword& k : DeckLinearSolvers()) names.push_back(k.name);
+        return names;
+    }();
+    const std::string picked = in_.GetKeyword("linear solver", kNames);
+    const LinearSolverKeyword& solver =
+        DeckLinearSolvers()[std::find(kNames.begin(), kNames.end(), picked) - kNames.begin()];
+    const std::string& name = solver.name;
+    s.linear_solver_requested = name;
+    s.linear_solver = solver.solver;
+    if (!solver.available)
+        in_.Warn(at, "linear solver '" + name + "' is not available; using auto (klu)");
+    // MBDyn's options: [map | cc | dir] [, colamd | mmdata] [, mt, n] [, workspace size, n]
+    // [, pivot factor, x] [, block size, n] [, scale, ...]; ours: [, ordering, {auto | amd |
+    // colamd | natural | rcm}]. `colamd` selects KLU's COLAMD, `mmdata` its AMD; the
+    // others do not apply to KLU and are ignored with a warning.
+    while (in_.HasArg()) {
+        const SourceLocation at_o = in_.Where();
+        if (in_.IsKeyword("ordering")) {
+            s.linear_solver_ordering = in_.GetKeyword("linear solver ordering",
+                                                      {"auto", "amd", "colamd", "natural", "rcm"});
+        } else if (in_.IsKeyword("colamd")) {
+            s.linear_solver_ordering = "colamd";
+        } else if (in_.IsKeyword("mmdata")) {
+            s.linear_solver_ordering = "amd";
+        } else if (in_.IsKeyword("map") || in_.IsKeyword("cc") || in_.IsKeyword("dir") ||
+                   in_.IsKeyword("column compressed") || in_.IsKeyword("direct access")) {
+            in_.Warn(at_o, "linear solver matrix handling option ignored");
+        } else if (in_.IsKeyword("mt") || in_.IsKeyword("multithread") ||
+                   in_.IsKeyword("workspace size") || in_.IsKeyword("block size")) {
+            in_.GetInt("linear solver option value", 0, kIntMax);
+            in_.Warn(at_o, "linear solver option ignored");
+        } else if (in_.IsKeyword("pivot factor")) {
+            in_.GetReal("linear solver pivot factor");
+            in_.Warn(at_o, "linear solver option ignored");
+        } else if (in_.IsKeyword("scale")) {
+            // MBDyn: scale, {no | always | once | iterative...} [, {row max | row sum |
+            // column max | column sum | lapack | iterative | row max column max}]. KLU
+            // scales rows only: row sum -> klu scale 1, any other method -> row max (2).
+            const std::string when = in_.GetKeyword("linear solver scale",
+                                                    {"no", "always", "once", "iterative", "never"});
+            s.linear_solver_scale = when == "no" || when == "never" ? -1 : 2;
+            if (in_.HasArg()) {
+                const SourceLocation at_m = in_.Where();
+                const std::string how =
+                    in_.GetKeyword("linear solver scale method",
+                                   {"row max column max", "row max", "row sum", "column max",
+                                    "column sum", "lapack", "iterative", "sinkhorn knopp"});
+                if (s.linear_solver_scale > 0 && how == "row sum") s.linear_solver_scale = 1;
+                if (how != "row max" && how != "row sum")
+                    in_.Warn(at_m, "klu scales rows only: using row max scaling");
+            }
+            if (in_.HasArg()) {
+                in_.Warn(in_.Where(), "linear solver scale options from here on ignored");
                 in_.SkipArguments();
             }
+        } else {
+            in_.Warn(at_o, "linear solver options from here on ignored");
+            in_.SkipArguments();
         }
-        if (s.linear_solver != "klu" && s.linear_solver != "auto" &&
-            s.linear_solver_ordering != "auto" && name != "naive")
-            in_.Warn(at, "the ordering applies to klu only");
-    } else if (Is(key, "output")) {
-        do {
-            const std::string item = in_.GetKeyword(
-                "output item", {"iterations", "residual", "solution", "jacobian matrix", "messages",
-                                "counter", "bailout", "matrix condition number",
-                                "solver condition number", "cpu time", "none"});
-            if (item == "none") s.output_iterations = s.output_residual = s.output_solution = false;
-            if (item == "iterations") s.output_iterations = true;
-            if (item == "residual") s.output_residual = true;
-            if (item == "solution") s.output_solution = true;
-            if (item != "none" && item != "iterations" && item != "residual" && item != "solution")
-                in_.Warn(at, "'output: " + item +
-                                 "' has no effect: mbstep prints only iterations, residual and "
-                                 "solution");
-        } while (in_.HasArg());
-    } else if (Is(key, "abort after")) {
-        settings_.abort_after =
-            in_.GetKeyword("abort after", {"input", "assembly", "derivatives", "dummy steps"});
-    } else if (Is(key, "strategy")) {
-        const std::string kind = in_.GetKeyword("strategy", {"factor", "no change", "change"});
-        if (kind == "change") in_.Fail(at, "'strategy: change' is not supported");
-        s.strategy_factor = kind == "factor";
-        if (s.strategy_factor) {
-            // factor, reduction_factor, steps_before_reduction, raise_factor,
-            // steps_before_raise, min_iterations [, max_iterations]
-            const SourceLocation at_f = in_.Where();
-            s.strategy_reduction = in_.GetReal("strategy reduction factor");
-            if (!(s.strategy_reduction > 0.0 && s.strategy_reduction < 1.0))
-                in_.Fail(at_f, "strategy reduction factor must be in (0, 1), got " +
-                                   Format(s.strategy_reduction));
-            s.strategy_steps_before_reduction =
-                static_cast<int>(in_.GetInt("steps before reduction", 0, kIntMax));
-            const SourceLocation at_r = in_.Where();
-            s.strategy_raise = in_.GetReal("strategy raise factor");
-            if (s.strategy_raise < 1.0)
-                in_.Fail(at_r,
-                         "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
-            s.strategy_steps_before_raise =
-                static_cast<int>(in_.GetInt("steps before raise", 0, kIntMax));
-            s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations", 0, kIntMax));
-            if (in_.HasArg())
-                s.strategy_max_iterations =
-                    static_cast<int>(in_.GetInt("max iterations", 0, kIntMax));
-        }
-    } else if (IsAny(key, {"threads", "output meter", "dummy steps tolerance",
-                           "dummy steps max iterations", "dummy steps number", "dummy steps ratio",
-                           "dummy steps method"})) {
-        in_.Warn(where, "'" + keyword + "' is ignored");
-        in_.SkipArguments();
-    } else if (IsAny(key, {"eigenanalysis", "real time", "rtai", "solver diagnostics"})) {
-        in_.Fail(where, "'" + keyword + "' is not supported");
-    } else {
-        Unknown(
-            keyword, where,
-            {"initial time", "final time", "time step", "min time step", "max time step", "method",
-             "formulation", "tolerance", "max iterations", "modify residual test",
-             "derivatives tolerance", "derivatives max iterations", "derivatives coefficient",
-             "nonlinear solver", "linear solver", "output", "abort after", "strategy", "threads"});
     }
-    in_.EndStatement(keyword);
+    if (s.linear_solver != "klu" && s.linear_solver != "auto" &&
+        s.linear_solver_ordering != "auto" && name != "naive")
+        in_.Warn(at, "the ordering applies to klu only");
+}
+
+void DeckReader::SolverOutput(const Stmt&) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    do {
+        const std::string item = in_.GetKeyword(
+            "output item",
+            {"iterations", "residual", "solution", "jacobian matrix", "messages", "counter",
+             "bailout", "matrix condition number", "solver condition number", "cpu time", "none"});
+        if (item == "none") s.output_iterations = s.output_residual = s.output_solution = false;
+        if (item == "iterations") s.output_iterations = true;
+        if (item == "residual") s.output_residual = true;
+        if (item == "solution") s.output_solution = true;
+        if (item != "none" && item != "iterations" && item != "residual" && item != "solution")
+            in_.Warn(at, "'output: " + item +
+                             "' has no effect: mbstep prints only iterations, residual and "
+                             "solution");
+    } while (in_.HasArg());
+}
+
+void DeckReader::AbortAfter(const Stmt&) {
+    settings_.abort_after =
+        in_.GetKeyword("abort after", {"input", "assembly", "derivatives", "dummy steps"});
+}
+
+void DeckReader::Strategy(const Stmt&) {
+    SolverSettings& s = settings_.solver;
+    const SourceLocation at = in_.Where();
+    const std::string kind = in_.GetKeyword("strategy", {"factor", "no change", "change"});
+    if (kind == "change") in_.Fail(at, "'strategy: change' is not supported");
+    s.strategy_factor = kind == "factor";
+    if (s.strategy_factor) {
+        // factor, reduction_factor, steps_before_reduction, raise_factor,
+        // steps_before_raise, min_iterations [, max_iterations]
+        const SourceLocation at_f = in_.Where();
+        s.strategy_reduction = in_.GetReal("strategy reduction factor");
+        if (!(s.strategy_reduction > 0.0 && s.strategy_reduction < 1.0))
+            in_.Fail(at_f, "strategy reduction factor must be in (0, 1), got " +
+                               Format(s.strategy_reduction));
+        s.strategy_steps_before_reduction =
+            static_cast<int>(in_.GetInt("steps before reduction", 0, kIntMax));
+        const SourceLocation at_r = in_.Where();
+        s.strategy_raise = in_.GetReal("strategy raise factor");
+        if (s.strategy_raise < 1.0)
+            in_.Fail(at_r, "strategy raise factor must be >= 1, got " + Format(s.strategy_raise));
+        s.strategy_steps_before_raise =
+            static_cast<int>(in_.GetInt("steps before raise", 0, kIntMax));
+        s.strategy_min_iterations = static_cast<int>(in_.GetInt("min iterations", 0, kIntMax));
+        if (in_.HasArg())
+            s.strategy_max_iterations = static_cast<int>(in_.GetInt("max iterations", 0, kIntMax));
+    }
 }
 
 // tolerance: {null | r} [, test, {none | norm | minmax} [, scale]]
 //            [, {null | s} [, test, {none | norm | minmax}]]
-void DeckReader::Tolerance() {
+void DeckReader::Tolerance(const Stmt&) {
     SolverSettings& s = settings_.solver;
     auto test = [&]() {
         const std::string t = in_.GetKeyword("tolerance test", {"none", "norm", "minmax"});
@@ -724,257 +1387,249 @@ OrientationOutput DeckReader::ReadOrientationDescription() {
 
 void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
-    static const std::vector<std::string> kCounts = {
-        "structural nodes", "abstract nodes", "rigid bodies", "joints",
-        "forces",           "beams",          "genels",       "user defined elements"};
-    static const std::vector<std::string> kUnsupportedCounts = {"electric nodes",
-                                                                "hydraulic nodes",
-                                                                "parameter nodes",
-                                                                "thermal nodes",
-                                                                "plates",
-                                                                "aerodynamic elements",
-                                                                "aeromodals",
-                                                                "rotors",
-                                                                "induced velocity elements",
-                                                                "loadable elements",
-                                                                "electric elements",
-                                                                "electric bulk elements",
-                                                                "bulk elements",
-                                                                "hydraulic elements",
-                                                                "thermal elements",
-                                                                "output elements",
-                                                                "external elements",
-                                                                "file drivers",
-                                                                "drivers",
-                                                                "membranes",
-                                                                "shells",
-                                                                "inertia"};
+    if (!Dispatch(DeckBlock::kControlData, key, keyword, where))
+        Unknown(keyword, where, AcceptedDeckKeywords(DeckBlock::kControlData));
+}
+
+void DeckReader::CountStatement(const Stmt& st) {
+    const std::string& c = st.name;
+    if (counts_[c].given)
+        in_.Fail(st.where,
+                 "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
+    const long n = in_.GetInt(c, 0, kIntMax);
+    counts_[c] = Count{n, true, st.where};
+}
+
+void DeckReader::UnsupportedCount(const Stmt& st) {
+    const long n = in_.GetInt(st.name);
+    if (n != 0)
+        in_.Fail(st.where, "'" + st.name + "' are not supported (count " + std::to_string(n) + ")");
+}
+
+void DeckReader::GravityFlag(const Stmt& st) {
+    gravity_flag_ = true;
+    gravity_flag_where_ = st.where;
+}
+
+void DeckReader::DefaultOrientation(const Stmt&) {
+    settings_.default_orientation = ReadOrientationDescription();
+}
+
+void DeckReader::DefaultOutput(const Stmt&) {
+    do {
+        const SourceLocation at_item = in_.Where();
+        const std::string item = in_.GetKeyword("default output item", {"all",
+                                                                        "none",
+                                                                        "reference frames",
+                                                                        "drive callers",
+                                                                        "abstract nodes",
+                                                                        "electric nodes",
+                                                                        "hydraulic nodes",
+                                                                        "structural nodes",
+                                                                        "accelerations",
+                                                                        "thermal nodes",
+                                                                        "aerodynamic elements",
+                                                                        "aeromodals",
+                                                                        "air properties",
+                                                                        "beams",
+                                                                        "electric bulk elements",
+                                                                        "electric elements",
+                                                                        "external elements",
+                                                                        "forces",
+                                                                        "genels",
+                                                                        "gravity",
+                                                                        "hydraulic elements",
+                                                                        "induced velocity elements",
+                                                                        "joints",
+                                                                        "loadable",
+                                                                        "plates",
+                                                                        "rigid bodies",
+                                                                        "thermal elements"});
+        // `none` switches every node and element kind off, `all` on; the other items switch
+        // their kind on (MBDyn: the values are additive). Element kinds: by statement.
+        if (item == "none" || item == "all") {
+            const bool on = item == "all";
+            settings_.default_output = on;
+            for (const char* st : {"joint", "beam3", "beam2", "force", "couple", "body"})
+                settings_.element_output[st] = on;
+        }
+        if (item == "none" || item == "all") settings_.abstract_output = item == "all";
+        if (item == "structural nodes") settings_.default_output = true;
+        if (item == "abstract nodes") settings_.abstract_output = true;
+        if (item == "joints") settings_.element_output["joint"] = true;
+        if (item == "beams")
+            settings_.element_output["beam3"] = settings_.element_output["beam2"] = true;
+        if (item == "forces")
+            settings_.element_output["force"] = settings_.element_output["couple"] = true;
+        if (item == "rigid bodies") settings_.element_output["body"] = true;
+        if (item == "accelerations")
+            in_.Warn(at_item,
+                     "'default output: accelerations' has no effect: the .mov has no "
+                     "acceleration columns");
+        else if (item != "all" && item != "none" && item != "structural nodes" &&
+                 item != "abstract nodes" && item != "joints" && item != "beams" &&
+                 item != "forces" && item != "rigid bodies")
+            in_.Warn(at_item, "'default output: " + item +
+                                  "' has no effect: mbstep writes no output of that kind");
+    } while (in_.HasArg());
+}
+
+void DeckReader::OutputFrequency(const Stmt&) {
+    settings_.output_every = static_cast<int>(in_.GetInt("output frequency", 1, kIntMax));
+}
+
+// Only the `meter` drive: meter, t0, tf | forever [, steps, n].
+void DeckReader::OutputMeter(const Stmt&) {
     const SourceLocation at = in_.Where();
-    for (const std::string& c : kCounts) {
-        if (!Is(key, c.c_str())) continue;
-        if (counts_[c].given)
-            in_.Fail(where,
-                     "'" + c + "' given twice (first at " + counts_[c].where.ToString() + ")");
-        const long n = in_.GetInt(c, 0, std::numeric_limits<int>::max());
-        counts_[c] = Count{n, true, where};
-        in_.EndStatement(keyword);
-        return;
+    if (!in_.IsKeyword("meter"))
+        in_.Fail(at, "only 'output meter: meter, t0, tf|forever, steps, n;' is supported");
+    settings_.output_from = in_.GetReal("output meter initial time");
+    if (!in_.IsKeyword("forever")) settings_.output_until = in_.GetReal("output meter final time");
+    if (in_.IsKeyword("steps"))
+        settings_.output_every = static_cast<int>(in_.GetInt("output meter steps", 1, kIntMax));
+}
+
+void DeckReader::OutputPrecision(const Stmt&) {
+    settings_.output_precision = static_cast<int>(in_.GetInt("output precision", 1, 17));
+}
+
+void DeckReader::SkipInitialJointAssembly(const Stmt&) {
+    settings_.skip_initial_joint_assembly = true;
+}
+
+void DeckReader::TitleStatement(const Stmt&) { settings_.title = in_.GetString("title"); }
+
+void DeckReader::AssemblyTolerance(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    settings_.assembly_tolerance = in_.GetReal("initial assembly tolerance");
+    if (settings_.assembly_tolerance < 0.0) in_.Fail(at, "tolerance must be non-negative");
+}
+
+void DeckReader::AssemblyMaxIterations(const Stmt&) {
+    settings_.assembly_max_iterations =
+        static_cast<int>(in_.GetInt("initial assembly max iterations", 0, kIntMax));
+}
+
+// initial stiffness: <position stiffness> [, <velocity stiffness>];
+void DeckReader::InitialStiffness(const Stmt&) {
+    const SourceLocation at = in_.Where();
+    settings_.assembly_position_stiffness = in_.GetReal("initial position stiffness");
+    if (!(settings_.assembly_position_stiffness > 0.0))
+        in_.Fail(at, "initial position stiffness must be positive");
+    if (in_.HasArg()) {
+        const SourceLocation at_v = in_.Where();
+        settings_.assembly_velocity_stiffness = in_.GetReal("initial velocity stiffness");
+        if (!(settings_.assembly_velocity_stiffness > 0.0))
+            in_.Fail(at_v, "initial velocity stiffness must be positive");
     }
-    for (const std::string& c : kUnsupportedCounts) {
-        if (!Is(key, c.c_str())) continue;
-        const long n = in_.GetInt(c);
-        if (n != 0)
-            in_.Fail(where, "'" + c + "' are not supported (count " + std::to_string(n) + ")");
-        in_.EndStatement(keyword);
-        return;
+}
+
+void DeckReader::OmegaRotates(const Stmt&) {
+    settings_.assembly_omega_rotates = in_.GetBool("omega rotates");
+}
+
+// use: <item> [, ...], in assembly;  joints and beams are always used.
+void DeckReader::UseStatement(const Stmt&) {
+    for (;;) {
+        const SourceLocation at_i = in_.Where();
+        if (in_.IsKeyword("in assembly")) break;
+        const std::string item = in_.GetKeyword(
+            "use item", {"rigid bodies", "gravity", "forces", "beams", "aerodynamic elements",
+                         "loadable elements", "in assembly"});
+        if (item == "rigid bodies" || item == "gravity") settings_.assembly_use_bodies = true;
+        if (item == "forces") settings_.assembly_use_forces = true;
+        if (item == "aerodynamic elements" || item == "loadable elements")
+            in_.Warn(at_i, "'use: " + item + "' has no effect: mbstep has no " + item);
+        if (!in_.HasArg()) in_.Fail(in_.Where(), "expected ', in assembly' after the use list");
     }
-    if (Is(key, "gravity")) {
-        gravity_flag_ = true;
-        gravity_flag_where_ = where;
-    } else if (Is(key, "air properties") || Is(key, "rigid body kinematics")) {
-        in_.Fail(where, "'" + keyword + "' is not supported");
-    } else if (Is(key, "default orientation")) {
-        settings_.default_orientation = ReadOrientationDescription();
-    } else if (Is(key, "default output")) {
-        do {
-            const SourceLocation at_item = in_.Where();
-            const std::string item =
-                in_.GetKeyword("default output item", {"all",
-                                                       "none",
-                                                       "reference frames",
-                                                       "drive callers",
-                                                       "abstract nodes",
-                                                       "electric nodes",
-                                                       "hydraulic nodes",
-                                                       "structural nodes",
-                                                       "accelerations",
-                                                       "thermal nodes",
-                                                       "aerodynamic elements",
-                                                       "aeromodals",
-                                                       "air properties",
-                                                       "beams",
-                                                       "electric bulk elements",
-                                                       "electric elements",
-                                                       "external elements",
-                                                       "forces",
-                                                       "genels",
-                                                       "gravity",
-                                                       "hydraulic elements",
-                                                       "induced velocity elements",
-                                                       "joints",
-                                                       "loadable",
-                                                       "plates",
-                                                       "rigid bodies",
-                                                       "thermal elements"});
-            // `none` switches every node and element kind off, `all` on; the other items switch
-            // their kind on (MBDyn: the values are additive). Element kinds: by statement.
-            if (item == "none" || item == "all") {
-                const bool on = item == "all";
-                settings_.default_output = on;
-                for (const char* st : {"joint", "beam3", "beam2", "force", "couple", "body"})
-                    settings_.element_output[st] = on;
-            }
-            if (item == "none" || item == "all") settings_.abstract_output = item == "all";
-            if (item == "structural nodes") settings_.default_output = true;
-            if (item == "abstract nodes") settings_.abstract_output = true;
-            if (item == "joints") settings_.element_output["joint"] = true;
-            if (item == "beams")
-                settings_.element_output["beam3"] = settings_.element_output["beam2"] = true;
-            if (item == "forces")
-                settings_.element_output["force"] = settings_.element_output["couple"] = true;
-            if (item == "rigid bodies") settings_.element_output["body"] = true;
-            if (item == "accelerations")
-                in_.Warn(at_item,
-                         "'default output: accelerations' has no effect: the .mov has no "
-                         "acceleration columns");
-            else if (item != "all" && item != "none" && item != "structural nodes" &&
-                     item != "abstract nodes" && item != "joints" && item != "beams" &&
-                     item != "forces" && item != "rigid bodies")
-                in_.Warn(at_item, "'default output: " + item +
-                                      "' has no effect: mbstep writes no output of that kind");
-        } while (in_.HasArg());
-    } else if (Is(key, "output frequency")) {
-        const long n = in_.GetInt("output frequency", 1, std::numeric_limits<int>::max());
-        settings_.output_every = static_cast<int>(n);
-    } else if (Is(key, "output meter")) {
-        // Only the `meter` drive: meter, t0, tf | forever [, steps, n].
-        if (!in_.IsKeyword("meter"))
-            in_.Fail(at, "only 'output meter: meter, t0, tf|forever, steps, n;' is supported");
-        settings_.output_from = in_.GetReal("output meter initial time");
-        if (!in_.IsKeyword("forever"))
-            settings_.output_until = in_.GetReal("output meter final time");
-        if (in_.IsKeyword("steps")) {
-            const long n = in_.GetInt("output meter steps", 1, std::numeric_limits<int>::max());
-            settings_.output_every = static_cast<int>(n);
+}
+
+// print: dof stats | [dof | equation] description | [element | node] connection | all | none:
+// mbstep's .log always lists the unknowns and their equations by node and element.
+void DeckReader::PrintStatement(const Stmt& st) {
+    do {
+        in_.GetKeyword("print item",
+                       {"dof stats", "dof description", "equation description", "description",
+                        "element connection", "node connection", "connection", "all", "none"});
+    } while (in_.HasArg());
+    in_.Warn(st.where,
+             "'print:' ignored: the .log has the model summary, and Newton failures "
+             "name their equation by node and element");
+}
+
+void DeckReader::NoEffect(const Stmt& st) {
+    in_.SkipArguments();
+    in_.Warn(st.where, "'" + st.keyword +
+                           "' has no effect in mbstep (no restart files, no sockets, no "
+                           "equation scaling)");
+}
+
+// output units: MKS | CGS | MMTMS | MMKGMS
+//     | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";
+// (MBDyn input manual, control data, "Output units"; mbdyn/base/output.cc
+// OutputHandler::ReadOutputUnits): only names the units of the NetCDF attributes.
+void DeckReader::OutputUnits(const Stmt&) {
+    RunSettings::OutputUnits& u = settings_.output_units;
+    u.system = in_.GetKeyword("output units", {"MKS", "CGS", "MMTMS", "MMKGMS", "custom"});
+    if (u.system == "custom")
+        for (auto [name, value] : {std::pair<const char*, std::string*>{"length", &u.length},
+                                   {"mass", &u.mass},
+                                   {"time", &u.time},
+                                   {"current", &u.current},
+                                   {"temperature", &u.temperature}}) {
+            const SourceLocation at_u = in_.Where();
+            if (!in_.IsKeyword(name))
+                in_.Fail(at_u, std::string("custom output units: expected '") + name +
+                                   "', then its unit as a string (MBDyn's order: length, "
+                                   "mass, time, current, temperature)");
+            *value = in_.GetString(std::string(name) + " unit");
         }
-    } else if (Is(key, "output precision")) {
-        settings_.output_precision = static_cast<int>(in_.GetInt("output precision", 1, 17));
-    } else if (Is(key, "skip initial joint assembly")) {
-        settings_.skip_initial_joint_assembly = true;
-    } else if (Is(key, "title")) {
-        settings_.title = in_.GetString("title");
-    } else if (Is(key, "tolerance") || Is(key, "initial tolerance")) {
-        settings_.assembly_tolerance = in_.GetReal("initial assembly tolerance");
-        if (settings_.assembly_tolerance < 0.0) in_.Fail(at, "tolerance must be non-negative");
-    } else if (Is(key, "max iterations") || Is(key, "max initial iterations")) {
-        settings_.assembly_max_iterations = static_cast<int>(
-            in_.GetInt("initial assembly max iterations", 0, std::numeric_limits<int>::max()));
-    } else if (Is(key, "initial stiffness")) {
-        // initial stiffness: <position stiffness> [, <velocity stiffness>];
-        settings_.assembly_position_stiffness = in_.GetReal("initial position stiffness");
-        if (!(settings_.assembly_position_stiffness > 0.0))
-            in_.Fail(at, "initial position stiffness must be positive");
-        if (in_.HasArg()) {
-            const SourceLocation at_v = in_.Where();
-            settings_.assembly_velocity_stiffness = in_.GetReal("initial velocity stiffness");
-            if (!(settings_.assembly_velocity_stiffness > 0.0))
-                in_.Fail(at_v, "initial velocity stiffness must be positive");
-        }
-    } else if (Is(key, "omega rotates")) {
-        settings_.assembly_omega_rotates = in_.GetBool("omega rotates");
-    } else if (Is(key, "use")) {
-        // use: <item> [, ...], in assembly;  joints and beams are always used.
-        for (;;) {
-            const SourceLocation at_i = in_.Where();
-            if (in_.IsKeyword("in assembly")) break;
-            const std::string item = in_.GetKeyword(
-                "use item", {"rigid bodies", "gravity", "forces", "beams", "aerodynamic elements",
-                             "loadable elements", "in assembly"});
-            if (item == "rigid bodies" || item == "gravity") settings_.assembly_use_bodies = true;
-            if (item == "forces") settings_.assembly_use_forces = true;
-            if (item == "aerodynamic elements" || item == "loadable elements")
-                in_.Warn(at_i, "'use: " + item + "' has no effect: mbstep has no " + item);
-            if (!in_.HasArg()) in_.Fail(in_.Where(), "expected ', in assembly' after the use list");
-        }
-    } else if (Is(key, "print")) {
-        // print: dof stats | [dof | equation] description | [element | node] connection | all |
-        // none: mbstep's .log always lists the unknowns and their equations by node and element.
-        do {
-            in_.GetKeyword("print item",
-                           {"dof stats", "dof description", "equation description", "description",
-                            "element connection", "node connection", "connection", "all", "none"});
-        } while (in_.HasArg());
-        in_.Warn(where,
-                 "'print:' ignored: the .log has the model summary, and Newton failures "
-                 "name their equation by node and element");
-    } else if (IsAny(key, {"make restart file", "select timeout", "default scale"})) {
-        in_.SkipArguments();
-        in_.Warn(where, "'" + keyword +
-                            "' has no effect in mbstep (no restart files, no sockets, no "
-                            "equation scaling)");
-    } else if (Is(key, "output units")) {
-        // output units: MKS | CGS | MMTMS | MMKGMS
-        //     | custom, length, "..", mass, "..", time, "..", current, "..", temperature, "..";
-        // (MBDyn input manual, control data, "Output units"; mbdyn/base/output.cc
-        // OutputHandler::ReadOutputUnits): only names the units of the NetCDF attributes.
-        RunSettings::OutputUnits& u = settings_.output_units;
-        u.system = in_.GetKeyword("output units", {"MKS", "CGS", "MMTMS", "MMKGMS", "custom"});
-        if (u.system == "custom")
-            for (auto [name, value] : {std::pair<const char*, std::string*>{"length", &u.length},
-                                       {"mass", &u.mass},
-                                       {"time", &u.time},
-                                       {"current", &u.current},
-                                       {"temperature", &u.temperature}}) {
-                const SourceLocation at_u = in_.Where();
-                if (!in_.IsKeyword(name))
-                    in_.Fail(at_u, std::string("custom output units: expected '") + name +
-                                       "', then its unit as a string (MBDyn's order: length, "
-                                       "mass, time, current, temperature)");
-                *value = in_.GetString(std::string(name) + " unit");
-            }
-    } else if (Is(key, "model")) {
-        // model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes
-        // every structural node static and solves the static problem at each time step, time
-        // being the load parameter; `dynamic`, the default, is accepted for symmetry.)
-        model_.set_static_model(in_.GetKeyword("model type", {"static", "dynamic"}) == "static");
-    } else if (Is(key, "output results")) {
-        // output results: <format> [, <format options>]; (MBDyn input manual, control data,
-        // "Output results": MBDyn's formats are netcdf and, historically, adams and motion
-        // view); `netcdf [, sync] [, no text]` adds PREFIX.nc in MBDyn's NetCDF layout
-        // (io/netcdf.hpp) and mbstep's `vtk` the VTK series (io/vtk.hpp) to the text files.
-        // `sync` is what mbstep does anyway (the .nc is synced whenever the text files are
-        // written); `no text` leaves out the per-entity text files (.mov, .abs, .jnt, .act,
-        // .frc), as MBDyn's OutputHandler then does; the .out, .log and .csv are written.
-        do {
-            const SourceLocation at_f = in_.Where();
-            const std::string format =
-                in_.GetKeyword("output results format", {"vtk", "netcdf", "adams", "motion view"});
-            if (format == "vtk") {
-                settings_.output_vtk = true;
-            } else if (format == "netcdf") {
-                if (!NetcdfOutputAvailable())
-                    in_.Fail(at_f,
-                             "'output results: netcdf' needs NetCDF, and this mbstep was built "
-                             "without NetCDF (configure with -DMBSTEP_WITH_NETCDF=ON and Debian's "
-                             "libnetcdf-dev installed)");
-                settings_.output_netcdf = true;
-                // `sync` and `no text` in either order, as MBDyn's reader takes them.
-                for (;;) {
-                    if (in_.IsKeyword("sync")) continue;
-                    if (in_.IsKeyword("no text")) {
-                        settings_.output_text = false;
-                        continue;
-                    }
-                    break;
+}
+
+// model: static | dynamic; (MBDyn input manual, control data, "Model": `static` makes every
+// structural node static and solves the static problem at each time step, time being the load
+// parameter; `dynamic`, the default, is accepted for symmetry.)
+void DeckReader::ModelStatement(const Stmt&) {
+    model_.set_static_model(in_.GetKeyword("model type", {"static", "dynamic"}) == "static");
+}
+
+// output results: <format> [, <format options>]; (MBDyn input manual, control data, "Output
+// results": MBDyn's formats are netcdf and, historically, adams and motion view); `netcdf [,
+// sync] [, no text]` adds PREFIX.nc in MBDyn's NetCDF layout (io/netcdf.hpp) and mbstep's `vtk`
+// the VTK series (io/vtk.hpp) to the text files. `sync` is what mbstep does anyway (the .nc is
+// synced whenever the text files are written); `no text` leaves out the per-entity text files
+// (.mov, .abs, .jnt, .act, .frc), as MBDyn's OutputHandler then does; the .out, .log and .csv
+// are written.
+void DeckReader::OutputResults(const Stmt&) {
+    do {
+        const SourceLocation at_f = in_.Where();
+        const std::string format =
+            in_.GetKeyword("output results format", {"vtk", "netcdf", "adams", "motion view"});
+        if (format == "vtk") {
+            settings_.output_vtk = true;
+        } else if (format == "netcdf") {
+            if (!NetcdfOutputAvailable())
+                in_.Fail(at_f,
+                         "'output results: netcdf' needs NetCDF, and this mbstep was built "
+                         "without NetCDF (configure with -DMBSTEP_WITH_NETCDF=ON and Debian's "
+                         "libnetcdf-dev installed)");
+            settings_.output_netcdf = true;
+            // `sync` and `no text` in either order, as MBDyn's reader takes them.
+            for (;;) {
+                if (in_.IsKeyword("sync")) continue;
+                if (in_.IsKeyword("no text")) {
+                    settings_.output_text = false;
+                    continue;
                 }
-            } else {
-                in_.Fail(at_f, "'output results: " + format +
-                                   "' is not supported (mbstep writes the text files and, with "
-                                   "'output results: netcdf' or 'vtk', a NetCDF file or a VTK "
-                                   "series)");
+                break;
             }
-        } while (in_.HasArg());
-    } else {
-        std::vector<std::string> accepted = kCounts;
-        for (const char* k :
-             {"gravity", "default orientation", "default output", "output frequency",
-              "output meter", "output precision", "skip initial joint assembly", "title", "print",
-              "tolerance", "max iterations", "initial stiffness", "omega rotates", "use", "model",
-              "output results"})
-            accepted.push_back(k);
-        Unknown(keyword, where, accepted);
-    }
-    in_.EndStatement(keyword);
+        } else {
+            in_.Fail(at_f, "'output results: " + format +
+                               "' is not supported (mbstep writes the text files and, with "
+                               "'output results: netcdf' or 'vtk', a NetCDF file or a VTK "
+                               "series)");
+        }
+    } while (in_.HasArg());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -982,11 +1637,12 @@ void DeckReader::ControlData(const std::string& key, const std::string& keyword,
 
 void DeckReader::Nodes(const std::string& key, const std::string& keyword,
                        const SourceLocation& where) {
-    if (Is(key, "structural")) return StructuralNodeStatement(where);
-    if (Is(key, "abstract")) return AbstractNodeStatement(where);
-    if (IsAny(key, {"electric", "hydraulic", "parameter", "thermal"}))
-        in_.Fail(where, "'" + keyword + "' nodes are not supported");
-    Unknown(keyword, where, {"abstract", "structural"});
+    if (!Dispatch(DeckBlock::kNodes, key, keyword, where))
+        Unknown(keyword, where, AcceptedDeckKeywords(DeckBlock::kNodes));
+}
+
+void DeckReader::NodesNotSupported(const Stmt& st) {
+    in_.Fail(st.where, "'" + st.keyword + "' nodes are not supported");
 }
 
 // abstract: label, differential [, value, x0 [, derivative, v0]] [, output, yes|no];
@@ -1175,61 +1831,27 @@ void DeckReader::DummyNodeStatement(int label, const SourceLocation& where) {
 void DeckReader::Elements(const std::string& key, const std::string& keyword,
                           const SourceLocation& where) {
     // Element statements are the registered ones (body, joint, force, couple, gravity, beam3,
-    // beam2, ... from the element plugins).
+    // beam2, ... from the element plugins), then those of the block's keyword table.
     for (const std::string& s : ElementStatements())
         if (Is(key, s.c_str())) return ElementStatement(s, where);
-    if (Is(key, "driven")) return DrivenStatement(where);
-    if (Is(key, "user defined")) return UserDefinedStatement(where);
-    // `inertia:` only logs the inertia of a group of elements (MBDyn manual, elements.tex);
-    // skipped so that MBDyn's decks read unchanged.
-    if (Is(key, "inertia")) {
-        in_.Warn(where, "'inertia' output statements are ignored");
-        in_.SkipArguments();
-        in_.EndStatement(keyword);
-        return;
-    }
+    if (Dispatch(DeckBlock::kElements, key, keyword, where)) return;
     std::vector<std::string> statements = ElementStatements();
     std::sort(statements.begin(), statements.end());
-    if (IsAny(key, {"body",
-                    "joint",
-                    "force",
-                    "couple",
-                    "gravity",
-                    "beam",
-                    "beam2",
-                    "beam3",
-                    "aerodynamic body",
-                    "aerodynamic beam",
-                    "aerodynamic beam2",
-                    "aerodynamic beam3",
-                    "genel",
-                    "output",
-                    "bind",
-                    "electric",
-                    "hydraulic",
-                    "thermal",
-                    "plate",
-                    "membrane4",
-                    "shell4",
-                    "loadable",
-                    "automatic structural",
-                    "air properties",
-                    "induced velocity",
-                    "rotor",
-                    "aircraft instruments",
-                    "aerodynamic element",
-                    "rigid body kinematics",
-                    "joint regularization",
-                    "modal",
-                    "external",
-                    "stream output",
-                    "output element",
-                    "bulk"}))
-        in_.Fail(where, "'" + keyword +
-                            "' statements are not supported in the elements block (no plugin "
-                            "provides them); accepted: " +
-                            Join(statements));
     Unknown(keyword, where, statements);
+}
+
+void DeckReader::InertiaStatement(const Stmt& st) {
+    in_.Warn(st.where, "'inertia' output statements are ignored");
+    in_.SkipArguments();
+}
+
+void DeckReader::ElementNotProvided(const Stmt& st) {
+    std::vector<std::string> statements = ElementStatements();
+    std::sort(statements.begin(), statements.end());
+    in_.Fail(st.where, "'" + st.keyword +
+                           "' statements are not supported in the elements block (no plugin "
+                           "provides them); accepted: " +
+                           Join(statements));
 }
 
 // driven: label, <drive> [, hint, "...", ...], <element statement>;
@@ -1557,6 +2179,31 @@ std::unique_ptr<Integrator> MakeIntegrator(const std::string& method_text, const
     std::unique_ptr<Integrator> integrator = ReadMethod(in, registry, name);
     if (!in.AtEnd()) in.Fail(in.Where(), "unexpected text after the method");
     return integrator;
+}
+
+const std::vector<KeywordEntry>& DeckKeywords(DeckBlock block) {
+    return DeckReader::TableOf(block).entries;
+}
+
+std::vector<std::string> AcceptedDeckKeywords(DeckBlock block) {
+    return DeckReader::TableOf(block).accepted;
+}
+
+// MBDyn's solvers (`naive`, its own sparse LU with an optional column ordering, `klu`,
+// `umfpack`, ...; MBDyn input manual, "Linear Solver") are all direct sparse LUs: each maps to
+// `auto` (the dense LU up to kDenseMaxUnknowns unknowns, above it KLU, after block elimination
+// where that removes at least half the unknowns), the fastest direct path, which honours the
+// ordering and scaling options on its KLU factorizations; those mbstep does not build are read
+// with a warning. `sparselu` and `schur` are mbstep's own and are used as named.
+const std::vector<LinearSolverKeyword>& DeckLinearSolvers() {
+    static const std::vector<LinearSolverKeyword> kSolvers = {
+        {"naive", "auto", true},    {"umfpack", "auto", false},  {"klu", "auto", true},
+        {"y12", "auto", false},     {"lapack", "auto", false},   {"superlu", "auto", false},
+        {"taucs", "auto", false},   {"watson", "auto", false},   {"pastix", "auto", false},
+        {"qr", "auto", false},      {"spqr", "auto", false},     {"sparselu", "sparselu", true},
+        {"harwell", "auto", false}, {"meschach", "auto", false}, {"schur", "schur", true},
+    };
+    return kSolvers;
 }
 
 }  // namespace mbstep
