@@ -36,6 +36,7 @@
 #include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "support/linear_problem.hpp"
+#include "support/run_helpers.hpp"
 
 using namespace mbstep;
 
@@ -101,25 +102,6 @@ double PrincipalRootError(const Eigen::MatrixXd& A, double omega) {
     return std::abs(std::log(best) - std::complex<double>(0.0, omega)) / omega;
 }
 
-// The method statements of a descriptor: its default, rho_inf values, keyword alternatives.
-std::vector<std::string> Variants(const IntegratorDescriptor& d) {
-    std::vector<std::string> texts{d.name};
-    if (d.tunable)
-        for (const char* rho : {"0", "0.6", "1"}) texts.push_back(d.name + ", " + rho);
-    std::string prefix = d.name;
-    for (const ParameterInfo& p : d.parameters) {
-        if (p.range == "keyword") {
-            std::string alternatives = p.name + " | ";
-            for (size_t at = 0, bar; (bar = alternatives.find(" | ", at)) != std::string::npos;
-                 at = bar + 3)
-                texts.push_back(prefix + ", " + alternatives.substr(at, bar - at));
-            break;
-        }
-        prefix += ", " + p.default_value;
-    }
-    return texts;
-}
-
 }  // namespace
 
 TEST_CASE("every Newmark-type method, on every formulation: order on the oscillator +-0.2") {
@@ -132,7 +114,7 @@ TEST_CASE("every Newmark-type method, on every formulation: order on the oscilla
         auto probe = MakeIntegrator(d.name, reg);
         if (!dynamic_cast<SecondOrderStep*>(probe.get())) continue;
         ++methods;
-        for (const std::string& text : Variants(d)) {
+        for (const std::string& text : test::MethodVariants(d, {"0", "0.6", "1"})) {
             for (const std::string& formulation : formulations) {
                 const std::string where = formulation.empty() ? "oscillator" : formulation;
                 INFO(text, " on ", where);
