@@ -1,6 +1,5 @@
-// mbstep — SecondOrderStep (equations in mbstep/integrator/second_order_step.hpp, and in the
-// headers of plugins/newmark: hht.hpp for kWeightedForces, generalized_alpha.hpp for
-// kAlgorithmicAcceleration, whose equation numbers the comments below use).
+// mbstep — SecondOrderStep (equations in mbstep/integrator/second_order_step.hpp; the comments
+// below use its numbers).
 #include "mbstep/integrator/second_order_step.hpp"
 
 #include <Eigen/SparseCore>
@@ -45,30 +44,27 @@ void CopyResult(const NewtonResult& r, StepStats& s) {
 class SecondOrderStep::Stepper : public NewtonSystem {
   public:
     Stepper(SecondOrderStep& m, SecondOrderProblem& p, const SolverSettings& s)
-        : m_(m),
+        : newton(std::make_unique<NewtonSolver>(s)),
+          m_(m),
           p_(p),
           name_(m.name()),
-          newton(std::make_unique<NewtonSolver>(s)),
           nv_(p.num_velocities()),
           nc_(p.num_constraints()) {}
     virtual void Start(double t0, double h) = 0;
     virtual StepStats Advance(double t, double h) = 0;
     std::string DescribeEquation(int row) const override { return p_.DescribeEquation(row); }
 
-  protected:
-    SecondOrderStep& m_;
-    SecondOrderProblem& p_;
-    const std::string name_;
-
-  public:
     std::unique_ptr<NewtonSolver> newton;
 
   protected:
+    SecondOrderStep& m_;  // the method: coefficients and switches
+    SecondOrderProblem& p_;
+    const std::string name_;  // the method's name (messages)
     const int nv_, nc_;
 };
 
 // ---------------------------------------------------------------------------------------------
-// kAlgorithmicAcceleration: generalized_alpha.hpp (3)-(10). Newton unknowns (dx, dmu).
+// kAlgorithmicAcceleration: (1), (2), (A1)-(A5). Newton unknowns (dx, dmu).
 class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::Stepper {
   public:
     AlgorithmicAcceleration(SecondOrderStep& m, SecondOrderProblem& p, const SolverSettings& s)
@@ -92,12 +88,12 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
         k_ = m_.DoCoefficients(rho);
         const NewmarkCoefficients& k = k_;
         h_ = h;
-        beta_p_ = (1.0 - k.alpha_m) / (h * h * k.beta * (1.0 - k.alpha_f));  // (9)
-        gamma_p_ = k.gamma / (h * k.beta);                                   // (9)
+        beta_p_ = (1.0 - k.alpha_m) / (h * h * k.beta * (1.0 - k.alpha_f));  // (A4)
+        gamma_p_ = k.gamma / (h * k.beta);                                   // (A4)
         kappa_ = gamma_p_;
         s_ = beta_p_;
 
-        // Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n; a_{n+1} from (5); (3), (4).
+        // Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n; a_{n+1} from (A1); (1), (2).
         vdot1_ = vdot_n_;
         lambda1_ = lambda_n_;
         a1_ = (k.alpha_f * vdot_n_ + (1.0 - k.alpha_f) * vdot1_ - k.alpha_m * a_n_) /
@@ -133,12 +129,12 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
     void Residual(Eigen::VectorXd& r) override {
         p_.Evaluate(v1_, vdot1_, lambda1_, Ma_, f_, phi_);
         r.resize(nv_ + nc_);
-        r.head(nv_) = Ma_ + f_;       // (6)
-        r.tail(nc_) = kappa_ * phi_;  // (7), scaled
+        r.head(nv_) = Ma_ + f_;       // (A2)
+        r.tail(nc_) = kappa_ * phi_;  // (A2), weighted
     }
     void Jacobian(SpMat& J) override {
         p_.Evaluate(v1_, vdot1_, lambda1_, jac_);
-        // (10), into J's fixed pattern; K T, Kq T and B T by fixed product plans.
+        // (A5), into J's fixed pattern; K T, Kq T and B T by fixed product plans.
         acc_.Begin(J);
         acc_.Add(0, jac_.M, 0, 0, 1.0);
         acc_.Add(1, jac_.C, 0, 0, gamma_p_ / beta_p_);
@@ -155,11 +151,11 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
         acc_.Add(5, jac_.L, 0, nv_, 1.0);
     }
     void ScaleForSolve(Eigen::VectorXd& rhs) const override {
-        rhs.head(nv_) /= beta_p_;  // (10)
+        rhs.head(nv_) /= beta_p_;  // (A5)
         rhs.tail(nc_) /= kappa_;
     }
     void Update(const Eigen::VectorXd& dx) override {
-        // (8)
+        // (A3)
         const auto d = dx.head(nv_);
         hdq_ += d;
         v1_ += gamma_p_ * d;
@@ -175,7 +171,7 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
         p_.set_q(q1_);
     }
 
-    /// The fixed pattern of (10): union of all blocks, T at a generic increment.
+    /// The fixed pattern of (A5): union of all blocks, T at a generic increment.
     SpMat Pattern(const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                   const Eigen::VectorXd& lambda) {
         p_.Evaluate(v, a, lambda, jac_);
@@ -202,7 +198,7 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
     }
 
     bool tangent_{true};
-    // Step data: (9), the scaling, and the iterate.
+    // Step data: (A4), the scaling, and the iterate.
     NewmarkCoefficients k_;
     double h_{0.0}, beta_p_{0.0}, gamma_p_{0.0}, kappa_{1.0}, s_{1.0};
     Eigen::VectorXd hdq_, q1_, v1_, vdot1_, a1_, lambda1_;
@@ -217,7 +213,8 @@ class SecondOrderStep::AlgorithmicAcceleration final : public SecondOrderStep::S
 };
 
 // ---------------------------------------------------------------------------------------------
-// kWeightedForces: hht.hpp (1)-(6) with alpha = -alpha_f. Newton unknowns (a, lambda).
+// kWeightedForces: (1), (2), (W1)-(W3), written with HHT's alpha = -alpha_f. Newton unknowns
+// (a, lambda).
 class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
   public:
     WeightedForces(SecondOrderStep& m, SecondOrderProblem& p, const SolverSettings& s,
@@ -236,9 +233,9 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
         v_ = v_n_;
         a_ = a_n_;
         lambda_ = lambda_n_;
-        // The fixed pattern of (5), from one evaluation.
+        // The fixed pattern of (W2), from one evaluation.
         h_ = last_h_ = h;
-        // (2m)'s w, one per quaternion, set by Advance; zero for the pattern below.
+        // (W3)'s w, one per quaternion, set by Advance; zero for the pattern below.
         w_n_.clear();
         if (rates_) rates_->AngularVelocities(q_n_, v_n_, a_n_, 0.0, w_n_);
         for (Eigen::Vector3d& w : w_n_) w.setZero();
@@ -254,7 +251,7 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
         if (h != last_h_ || rho != last_rho_) newton->InvalidateJacobian();
         last_h_ = h;
         last_rho_ = rho;
-        // (2m): w = L_n e'_n + h (1 - gamma) L_n e''_n, fixed during the step.
+        // (W3): w = L_n e'_n + h (1 - gamma) L_n e''_n, fixed during the step.
         if (rates_) rates_->AngularVelocities(q_n_, v_n_, a_n_, h * (1.0 - gamma_), w_n_);
         p_.SetTime(t + h);
         a_ = a_n_;
@@ -284,11 +281,11 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
     void Residual(Eigen::VectorXd& r) override {
         p_.Evaluate(v_, a_, lambda_, Ma_, f_, phi_);
         r.resize(nv_ + nc_);
-        r.head(nv_) = Ma_ + (1.0 + alpha_) * f_ - alpha_ * f_n_;  // (3)
-        r.tail(nc_) = kappa() * phi_;                             // (4)
+        r.head(nv_) = Ma_ + (1.0 + alpha_) * f_ - alpha_ * f_n_;  // (W1)
+        r.tail(nc_) = kappa() * phi_;                             // (W1), weighted
     }
     void ScaleForSolve(Eigen::VectorXd& rhs) const override {
-        rhs.tail(nc_) /= gamma_ * h_;  // (5)
+        rhs.tail(nc_) /= gamma_ * h_;  // (W2)
     }
     void Jacobian(SpMat& J) override { IterationMatrix(J); }
     void Update(const Eigen::VectorXd& dx) override {
@@ -310,19 +307,19 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
     }
     double kappa() const { return gamma_ / (beta_ * h_); }
 
-    void UpdateKinematics() {  // q, v from a: (1), (2), (2m)
+    void UpdateKinematics() {  // q, v from a: (1), (2), (W3)
         const double h = h_;
         q_ = q_n_ + h * v_n_ + h * h * (0.5 - beta_) * a_n_ + h * h * beta_ * a_;  // (1)
         v_ = v_n_ + h * (1.0 - gamma_) * a_n_ + h * gamma_ * a_;                   // (2)
-        if (rates_) rates_->Velocities(q_, a_, w_n_, h * gamma_, v_);              // (2m)
+        if (rates_) rates_->Velocities(q_, a_, w_n_, h * gamma_, v_);              // (W3)
         p_.set_q(q_);
     }
 
     void IterationMatrix(SpMat& J) {
         p_.Evaluate(v_, a_, lambda_, jac_);
         const double h = h_, bh2 = beta_ * h * h;
-        // D = dv/da: gamma h I, and the Euler-parameter blocks (69) of `modified` (fixed
-        // pattern).
+        // D = dv/da: gamma h I, and the Euler-parameter blocks of (W3) ([Sherif et al. 2019] eq.
+        // (69)) (fixed pattern).
         fD_.Begin(nv_, nv_);
         if (rates_) {
             rates_->VelocityDerivative(q_, a_, w_n_, h * gamma_, bh2, fD_);
@@ -331,7 +328,7 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
         }
         fD_.Finish(D_);
         const SpMat& CD = cd_.Compute(jac_.C, D_);
-        // (5): A11 = M + bh2 Kq + (1 + alpha) bh2 K + (1 + alpha) C D, (1 + alpha) L, and
+        // (W2): A11 = M + bh2 Kq + (1 + alpha) bh2 K + (1 + alpha) C D, (1 + alpha) L, and
         // d(kappa phi)/da = gamma h B, scaled; into J's fixed pattern (the first call makes it).
         if (J.nonZeros() == 0)
             J = SparseAccumulator::UnionPattern(nv_ + nc_, nv_ + nc_,
@@ -357,10 +354,10 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
     // State at t_n and the unknowns of the step.
     Eigen::VectorXd q_n_, v_n_, a_n_, lambda_n_, f_n_;
     Eigen::VectorXd q_, v_, a_, lambda_;
-    std::vector<Eigen::Vector3d> w_n_;  // (2m): w of each node
+    std::vector<Eigen::Vector3d> w_n_;  // (W3): w of each node
     Eigen::VectorXd Ma_, f_, phi_;
     SecondOrderProblem::Jacobians jac_;
-    // The iteration matrix (5) in its fixed pattern: D = dv/da, C D, and the accumulated sum.
+    // The iteration matrix (W2) in its fixed pattern: D = dv/da, C D, and the accumulated sum.
     FixedPatternMatrix fD_;
     SpMat D_;
     SparseProduct cd_;

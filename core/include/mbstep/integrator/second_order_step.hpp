@@ -12,26 +12,37 @@
 // generalized_alpha.hpp; Wood-Bossak-Zienkiewicz: alpha_f = 0 (examples/out-of-tree-integrator/
 // my_wbz.cpp); Newmark's average acceleration: all alphas 0, gamma = 1/2, beta = 1/4.
 //
-// Forms (how the alphas meet the equilibrium M(q) vdot + f(q, v, lambda, t) = 0, phi(q, t) = 0):
+// Forms (how the alphas meet the equilibrium M(q) vdot + f(q, v, lambda, t) = 0, phi(q, t) = 0
+// of formulation/second_order.hpp; f holds every term but M vdot):
 //   kAlgorithmicAcceleration [Arnold & Brüls 2007, eqs. (9)-(12); Brüls, Cardona, Arnold 2012,
-//       eqs. (40)-(44)]: equilibrium at t_{n+1} with vdot_{n+1}, and a is an algorithmic
-//       acceleration, (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) vdot_{n+1} +
-//       alpha_f vdot_n. Any SecondOrderProblem (the Lie group too); second order whenever the
-//       coefficients are (gamma = 1/2 + alpha_f - alpha_m). Newton on the increment of h Dq_n
-//       and the scaled multipliers, iteration matrix with the tangent operator T(h Dq) (or I:
-//       DoTangentOperator()); the equations are those of generalized_alpha.hpp (3)-(10).
+//       eqs. (40)-(44)]: any SecondOrderProblem (the Lie group too); second order whenever
+//       gamma = 1/2 + alpha_f - alpha_m.
+//   (A1) (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) vdot_{n+1} + alpha_f vdot_n
+//   (A2) M(q_{n+1}) vdot_{n+1} + f(q_{n+1}, v_{n+1}, lambda_{n+1}, t_{n+1}) = 0,  kappa phi = 0
+//       Newton unknowns: the increment dx of h Dq_n (a tangent vector at q_{n+1}) and dmu,
+//   (A3) h Dq += dx, v += gamma' dx, vdot += beta' dx, a += dx / (h^2 beta), lambda += beta' dmu
+//   (A4) beta' = (1 - alpha_m) / (h^2 beta (1 - alpha_f)),  gamma' = kappa = gamma / (h beta)
+//   (A5) S = [M + (gamma'/beta') C + (K + Kq_inertia) T(h Dq) / beta',  L;  B T(h Dq),  0],
+//       the momentum rows of the right-hand side divided by beta', the constraint rows by
+//       kappa; T the formulation's tangent operator (I on vector spaces; with
+//       DoTangentOperator() false, I everywhere [Brüls, Cardona, Arnold 2012, section 5]).
+//       Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n, a_{n+1} from (A1), (1), (2).
 //   kWeightedForces [Hilber, Hughes, Taylor 1977; Sherif, Nachbagauer, Steiner, Lauss 2019,
-//       eqs. (17)-(20), (59)-(61)]: M(q_{n+1}) a_{n+1} + (1 - alpha_f) f_{n+1} + alpha_f f_n = 0
-//       with a = vdot, alpha_m = 0 (other values are rejected). Vector-space formulations only;
-//       first order when alpha_f != 0 and M depends on q (plugins/newmark/hht.hpp). Newton on
-//       (a, lambda) from (a_n, lambda_n); with DoUnitQuaternionRates() the velocity update of
-//       Euler parameters is the modified one of [Sherif et al. 2019, eqs. (33)-(34), (69)-(70)],
-//       whose algebra the formulation provides (SecondOrderProblem::unit_quaternion_rates());
-//       the equations are those of hht.hpp (1)-(6).
-// Both scale the constraint rows by kappa = gamma / (beta h) (~2/h) in the residual, so that a
-// deck tolerance means the same under every method, and solve the linear system with O(1)
-// blocks for h -> 0 [Bottasso, Bauchau, Cardona 2007].
-//
+//       eqs. (17)-(20), (59)-(61)]: a = vdot and alpha_m = 0 (other values are rejected);
+//       vector-space formulations only; first order when alpha_f != 0 and M depends on q
+//       (plugins/newmark/hht.hpp).
+//   (W1) M(q_{n+1}) a_{n+1} + (1 - alpha_f) f_{n+1} + alpha_f f_n = 0,  kappa phi = 0
+//       Newton unknowns (a, lambda) from (a_n, lambda_n), q and v by (1), (2) after each update;
+//   (W2) J = [M + beta h^2 (Kq_inertia + (1 - alpha_f) K) + (1 - alpha_f) C D,
+//             (1 - alpha_f) L;  B,  0],
+//       the constraint rows of d(r, kappa phi)/d(a, lambda) (gamma h B) divided by gamma h,
+//       and the right-hand side with them; D = dv/da = gamma h I.
+//   (W3) with DoUnitQuaternionRates(), the Euler parameters e of each node take the modified
+//       velocity update [Sherif et al. 2019, eqs. (33)-(34)] instead of (2),
+//       e'_{n+1} = L_{n+1}^T w + h gamma (I - e_{n+1} e_{n+1}^T) e''_{n+1},
+//       w = L_n e'_n + h (1 - gamma) L_n e''_n held during the step, and D its derivative
+//       (eqs. (69)-(70)), all from the formulation (SecondOrderProblem::
+//       unit_quaternion_rates()): the template knows no rotation parameters.
 // Start-up: q_0, v_0 from the deck, vdot_0 and lambda_0 from the formulation's consistent
 // initial conditions, a_0 = vdot_0. Coefficients are taken at t_{n+1} (a method whose rho_inf
 // is a drive changes them during the run; the iteration matrix is refactored then, and when h
