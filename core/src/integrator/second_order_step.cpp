@@ -318,8 +318,8 @@ class SecondOrderStep::WeightedForces final : public SecondOrderStep::Stepper {
     void IterationMatrix(SpMat& J) {
         p_.Evaluate(v_, a_, lambda_, jac_);
         const double h = h_, bh2 = beta_ * h * h;
-        // D = dv/da: gamma h I, and the Euler-parameter blocks of (W3) ([Sherif et al. 2019] eq.
-        // (69)) (fixed pattern).
+        // D = dv/da: gamma h I, and the Euler-parameter blocks of (W3) ([Sherif et al. 2019]
+        // eq. (69)), in a fixed pattern.
         fD_.Begin(nv_, nv_);
         if (rates_) {
             rates_->VelocityDerivative(q_, a_, w_n_, h * gamma_, bh2, fD_);
