@@ -43,6 +43,10 @@
 //       w = L_n e'_n + h (1 - gamma) L_n e''_n held during the step, and D its derivative
 //       (eqs. (69)-(70)), all from the formulation (SecondOrderProblem::
 //       unit_quaternion_rates()): the template knows no rotation parameters.
+// In both forms kappa = gamma / (beta h) (~2/h) weights the constraint rows, so a deck
+// tolerance means the same under every method, and the scaled linear systems (A5), (W2) have
+// O(1) blocks as h -> 0 [Bottasso, Bauchau, Cardona 2007].
+//
 // Start-up: q_0, v_0 from the deck, vdot_0 and lambda_0 from the formulation's consistent
 // initial conditions, a_0 = vdot_0. Coefficients are taken at t_{n+1} (a method whose rho_inf
 // is a drive changes them during the run; the iteration matrix is refactored then, and when h
