@@ -38,6 +38,8 @@
 // initial conditions, a_0 = vdot_0. Predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n,
 // a_{n+1} from (5), then (3), (4). Newton full or modified (SolverSettings); a failed step
 // leaves the state at t_n, so it can be retried with a smaller h (variable h is allowed).
+// The method is a coefficient set of SecondOrderStep (mbstep/integrator/second_order_step.hpp):
+// (1), (2) for rho_inf at t_{n+1}; (3)-(10) are its kAlgorithmicAcceleration form.
 //
 // References:
 //   [Chung & Hulbert 1993] J. Chung, G. M. Hulbert, A time integration algorithm for structural
@@ -52,57 +54,35 @@
 //     SIAM J. Sci. Comput. 29:397-414.
 #pragma once
 
-#include <Eigen/SparseCore>
-#include <memory>
 #include <string>
 
-#include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/first_order.hpp"
-#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/integrator/second_order_step.hpp"
 #include "mbstep/plugin/registry.hpp"
-#include "mbstep/solver/newton.hpp"
 
 namespace mbstep::newmark {
 
-/// (1), (2) and (9) for one step size.
-struct GeneralizedAlphaCoefficients {
-    double alpha_m{0.0}, alpha_f{0.0}, gamma{0.5}, beta{0.25};
-    static GeneralizedAlphaCoefficients FromRho(double rho_inf);
-};
-
-class GeneralizedAlpha final : public Integrator {
+class GeneralizedAlpha final : public SecondOrderStep {
   public:
-    GeneralizedAlpha(RhoParameter rho, bool tangent_operator);
-    /// Fixed coefficients under another name: `hht, alpha, arnold bruls` is alpha_m = 0,
-    /// alpha_f = -alpha, gamma = 1/2 - alpha, beta = (1 - alpha)^2 / 4.
-    GeneralizedAlpha(const GeneralizedAlphaCoefficients& fixed, std::string name);
-    ~GeneralizedAlpha() override;
-    std::string name() const override { return name_; }
-    ProblemInterface requires_interface() const override {
-        return ProblemInterface::kSecondOrderDae;
-    }
-    void Attach(Formulation& f, const SolverSettings& s) override;
-    void Start(double t0, double h) override;
-    StepStats Advance(double t, double h) override;
+    GeneralizedAlpha(RhoParameter rho, bool tangent_operator)
+        : rho_(std::move(rho)), tangent_operator_(tangent_operator) {}
+    /// (1), (2).
+    static NewmarkCoefficients FromRho(double rho_inf);
+
+    std::string name() const override { return "generalized alpha"; }
     int order() const override { return 2; }
-    const NewtonSolver* newton_solver() const override { return newton_.get(); }
+
+  protected:
+    NewmarkCoefficients DoCoefficients(double rho) const override { return FromRho(rho); }
+    double DoRho(double t) const override { return rho_.At(t); }
+    bool DoTangentOperator() const override { return tangent_operator_; }
 
   private:
-    class System;
-    SecondOrderProblem* problem_{nullptr};
     RhoParameter rho_;
     bool tangent_operator_{true};
-    bool fixed_{false};
-    GeneralizedAlphaCoefficients fixed_k_;
-    std::string name_{"generalized alpha"};
-    std::unique_ptr<NewtonSolver> newton_;
-    std::unique_ptr<System> system_;
-    // Solved point n.
-    Eigen::VectorXd q_n_, v_n_, vdot_n_, a_n_, lambda_n_;
-    double last_h_{0.0}, last_rho_{-1.0};
 };
 
-/// Adds `generalized alpha` to the registry (called from register.cpp).
+/// Adds `generalized alpha` to the registry (register.cpp's table).
 void RegisterGeneralizedAlpha(Registry& r);
 
 }  // namespace mbstep::newmark

@@ -41,8 +41,7 @@
 // term (eq. (28) of [Sherif et al.] is its single-axis form; their Fig. 2 shows slope 1). The
 // heavy top's CoM error is c alpha h. `hht, alpha, arnold bruls` is HHT in the form of
 // [Arnold & Brüls 2007] (generalized alpha with alpha_m = 0, alpha_f = -alpha: equilibrium at
-// t_{n+1}, alpha in the algorithmic acceleration), which is second order on every formulation;
-// it is built in generalized_alpha.cpp.
+// t_{n+1}, alpha in the algorithmic acceleration), which is second order on every formulation.
 // alpha = 0 (undamped) on an index-3 DAE leaves the alternating acceleration/multiplier mode
 // undamped: on the heavy top it grows until Newton fails (t ~ 0.2 s); `modified` needs
 // alpha <= -0.05 there (at -0.01 the mode grows ~15 % per step at h = 1e-4).
@@ -51,6 +50,9 @@
 // clamped); `modified` or `arnold bruls` (optional keyword). Start-up: consistent a_0, lambda_0
 // from the formulation (InitialConditions) in Start(); no predictor (Newton starts from a_n,
 // lambda_n).
+// The method is a coefficient set of SecondOrderStep (mbstep/integrator/second_order_step.hpp):
+// alpha_m = 0, alpha_f = -alpha, gamma, beta of eq. (19); (1)-(6) are its kWeightedForces form
+// (with the modified rates for `modified`), `arnold bruls` its kAlgorithmicAcceleration form.
 //
 // References: H. M. Hilber, T. J. R. Hughes, R. L. Taylor, Earthq. Eng. Struct. Dyn. 5 (1977)
 // 283-292; K. Sherif, K. Nachbagauer, W. Steiner, P. Lauss, "A modified HHT method for the
@@ -59,65 +61,39 @@
 // Bauchau, A. Cardona, SIAM J. Sci. Comput. 29 (2007) 397-414 (scaling).
 #pragma once
 
-#include <Eigen/Core>
-#include <Eigen/SparseCore>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "mbstep/assembly/fixed_pattern.hpp"
-#include "mbstep/formulation/second_order.hpp"
-#include "mbstep/integrator/integrator.hpp"
-#include "mbstep/solver/newton.hpp"
+#include "mbstep/integrator/second_order_step.hpp"
+#include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::newmark {
 
-class Hht final : public Integrator {
+class Hht final : public SecondOrderStep {
   public:
+    enum class Variant { kPaper, kModified, kArnoldBruls };
     /// Throws RunError when alpha is outside [-1/3, 0].
-    Hht(double alpha, bool modified);
+    Hht(double alpha, Variant variant);
     static void CheckAlpha(double alpha);
+    /// alpha_m = 0, alpha_f = -alpha, gamma = 1/2 - alpha, beta = (1 - alpha)^2 / 4: eq. (19).
+    static NewmarkCoefficients Coefficients(double alpha);
 
     std::string name() const override { return "hht"; }
-    ProblemInterface requires_interface() const override {
-        return ProblemInterface::kSecondOrderDae;
-    }
-    void Attach(Formulation& f, const SolverSettings& s) override;
-    void Start(double t0, double h) override;
-    StepStats Advance(double t, double h) override;
     int order() const override { return 2; }
-    const NewtonSolver* newton_solver() const override { return newton_.get(); }
 
-    double alpha() const { return alpha_; }
-    double beta() const { return beta_; }
-    double gamma() const { return gamma_; }
-    bool modified() const { return modified_; }
+  protected:
+    NewmarkCoefficients DoCoefficients(double /*rho*/) const override { return k_; }
+    NewmarkForm DoForm() const override {
+        return variant_ == Variant::kArnoldBruls ? NewmarkForm::kAlgorithmicAcceleration
+                                                 : NewmarkForm::kWeightedForces;
+    }
+    bool DoUnitQuaternionRates() const override { return variant_ == Variant::kModified; }
 
   private:
-    friend class HhtSystem;
-    void UpdateKinematics();  // q, v from a: (1), (2), (2m)
-    void IterationMatrix(Eigen::SparseMatrix<double>& J);
-    double kappa() const { return gamma_ / (beta_ * h_); }
-
-    double alpha_, beta_, gamma_;
-    bool modified_;
-    Formulation* formulation_{nullptr};
-    SecondOrderProblem* problem_{nullptr};
-    std::unique_ptr<NewtonSolver> newton_;
-    const UnitQuaternionRates* rates_{nullptr};  // `modified`: the formulation's quaternion rates
-    int nv_{0}, nc_{0};
-    double h_{0.0}, last_h_{0.0};
-    // State at t_n and the unknowns of the step.
-    Eigen::VectorXd q_n_, v_n_, a_n_, lambda_n_, f_n_;
-    Eigen::VectorXd q_, v_, a_, lambda_;
-    std::vector<Eigen::Vector3d> w_n_;  // (2m): w of each node
-    Eigen::VectorXd Ma_, f_, phi_;
-    SecondOrderProblem::Jacobians jac_;
-    // The iteration matrix (5) in its fixed pattern: D = dv/da, C D, and the accumulated sum.
-    FixedPatternMatrix fD_;
-    Eigen::SparseMatrix<double> D_;
-    SparseProduct cd_;
-    SparseAccumulator acc_{"hht"};
+    NewmarkCoefficients k_;
+    Variant variant_;
 };
+
+/// Adds `hht` to the registry (register.cpp's table).
+void RegisterHht(Registry& r);
 
 }  // namespace mbstep::newmark

@@ -27,6 +27,15 @@ examples/out-of-tree-integrator against the installed package, and run the insta
      h/T = 1000: L-stable) and first order on the heavy top, an index-3 problem (`mbstep study
      convergence`, final position error, slope 1 +- 0.2), where `Bathe, 0` (same cost, stage
      order 2) keeps order 2 +- 0.2: the order reduction that the stage order governs.
+  7. the example's Newmark-type method `my wbz` (Wood-Bossak-Zienkiewicz on SecondOrderStep,
+     alpha_f = 0): at rho_inf = 1 it is Newmark's average acceleration rule, the coefficient
+     set of `hht, 0, arnold bruls` in the same form, so both write the same .mov byte for byte
+     (lie group and euler parameters, to t = 0.15: undamped, the index-3 heavy top stops near
+     t = 0.18 under both); `hht, 0` (the same rule with the Newton iteration on (a, lambda))
+     agrees within 1e-7 in every .mov column (the two iterations stop at different points
+     inside the Newton tolerance); `mbstep analyze "my wbz"`: spectral radius rho_inf = 0.9
+     +- 1e-3 at h/T = 1000, period error slope 2 +- 0.2; heavy top, final position error
+     against `generalized alpha, 0.8` at h = 1.25e-5 on the Lie group: slope 2 +- 0.2.
 """
 import argparse
 import csv
@@ -268,6 +277,57 @@ def main():
         if abs(slope - expected) > 0.2:
             fail(f"'{method}' on the heavy top: position slope {slope:.3f}, expected "
                  f"{expected} +- 0.2")
+    # 7. SecondOrderStep written out of tree: `my wbz`.
+    short = ["--final-time", "0.15", "--quiet"]
+    for formulation in ("lie group", "euler parameters"):
+        mine, builtin = os.path.join(out, "my-wbz-1"), os.path.join(out, "hht-0-ab")
+        run([mbstep, "run", deck, "--method", "my wbz, 1", "--formulation", formulation,
+             "-o", mine, *short], env=env, what=f"mbstep run 'my wbz, 1' on {formulation}")
+        run([mbstep, "run", deck, "--method", "hht, 0, arnold bruls", "--formulation",
+             formulation, "-o", builtin, *short], env=env,
+            what=f"mbstep run 'hht, 0, arnold bruls' on {formulation}")
+        with open(mine + ".mov") as a, open(builtin + ".mov") as b:
+            if a.read() != b.read():
+                fail(f"`my wbz, 1` and `hht, 0, arnold bruls` write different .mov files on "
+                     f"{formulation}")
+    print("my wbz, 1: the same .mov as hht, 0, arnold bruls (lie group, euler parameters)")
+    paper = os.path.join(out, "hht-0")
+    run([mbstep, "run", deck, "--method", "hht, 0", "--formulation", "euler parameters", "-o",
+         paper, *short], env=env, what="mbstep run 'hht, 0'")
+    a, b = read_mov(mine + ".mov"), read_mov(paper + ".mov")
+    if len(a) != len(b) or len(a) < 150:
+        fail(f".mov rows: my wbz, 1 {len(a)}, hht, 0 {len(b)} (expected >= 150 and equal)")
+    worst = max(abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+    print(f"my wbz, 1 vs hht, 0 on euler parameters: largest .mov difference {worst:.3e}")
+    if worst > 1e-7:
+        fail(f"my wbz, 1 and hht, 0 differ by {worst:.3e} > 1e-7")
+    analysis = os.path.join(out, "wbz")
+    run([mbstep, "analyze", "my wbz", "--rho", "0.9", "--no-plot", "-o", analysis], env=env,
+        what="mbstep analyze 'my wbz'")
+    with open(analysis + "-my-wbz-rho0.9.csv") as f:
+        header = f.readline().strip().split(",")
+        rows = [dict(zip(header, line.strip().split(","))) for line in f if line.strip()]
+    pe = [(float(r["h_over_T"]), abs(float(r["PE_percent"]))) for r in rows[:6]]
+    pe_slope = math.log(pe[-1][1] / pe[0][1]) / math.log(pe[-1][0] / pe[0][0])
+    rho_inf = float(rows[-1]["spectral_radius"])
+    print(f"my wbz, 0.9 on the oscillator: period error slope {pe_slope:.3f}, spectral radius "
+          f"{rho_inf:.6f} at h/T = {float(rows[-1]['h_over_T']):g}")
+    if abs(pe_slope - 2.0) > 0.2 or abs(rho_inf - 0.9) > 1e-3:
+        fail(f"my wbz: period error slope {pe_slope} (expected 2 +- 0.2), spectral radius "
+             f"{rho_inf} at the largest step (expected 0.9 +- 1e-3)")
+    study = os.path.join(out, "wbz-order")
+    run([mbstep, "study", "convergence", deck, "--methods", "my wbz, 0.8@lie group",
+         "--steps", *steps, "--reference", "generalized alpha, 0.8@lie group:1.25e-5",
+         "--error", "position", "--no-plot", "-o", study], env=env,
+        what="mbstep study convergence (my wbz)")
+    with open(study + "-slopes.csv") as f:
+        slopes = list(csv.DictReader(f))
+    if len(slopes) != 1:
+        fail(f"study: {len(slopes)} slope rows for 'my wbz, 0.8', expected 1")
+    slope = float(slopes[0]["fitted_slope"])
+    print(f"heavy top (index 3), final position error: my wbz, 0.8 slope {slope:.3f}")
+    if abs(slope - 2.0) > 0.2:
+        fail(f"'my wbz, 0.8' on the heavy top: position slope {slope:.3f}, expected 2 +- 0.2")
     print("install test passed")
 
 

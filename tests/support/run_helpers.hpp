@@ -155,6 +155,29 @@ inline std::vector<double> Orders(const std::vector<double>& e) {
     return p;
 }
 
+/// The method statements a registry-driven test runs for one descriptor: its name alone, with
+/// each of `rhos` when tunable, and each alternative of its first keyword parameter (range
+/// "keyword", name "a | b"), after the defaults of the parameters before it (e.g.
+/// `hht, -0.1, modified`, `hht, -0.1, arnold bruls`).
+inline std::vector<std::string> MethodVariants(const IntegratorDescriptor& d,
+                                               const std::vector<std::string>& rhos) {
+    std::vector<std::string> texts{d.name};
+    if (d.tunable)
+        for (const std::string& rho : rhos) texts.push_back(d.name + ", " + rho);
+    std::string prefix = d.name;
+    for (const ParameterInfo& p : d.parameters) {
+        if (p.range == "keyword") {
+            const std::string alternatives = p.name + " | ";
+            for (size_t at = 0, bar; (bar = alternatives.find(" | ", at)) != std::string::npos;
+                 at = bar + 3)
+                texts.push_back(prefix + ", " + alternatives.substr(at, bar - at));
+            break;
+        }
+        prefix += ", " + p.default_value;
+    }
+    return texts;
+}
+
 inline std::string Join(const std::vector<double>& v) {
     std::ostringstream os;
     for (double x : v) os << x << " ";
