@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""The joint-specific .jnt columns and NetCDF variables, checked against the node poses.
+
+Cases:
+  joints  runs a small deck (a tilted revolute pin, a revolute hinge and a spherical hinge
+      with `orientation description, orientation vector` on a three-body chain under gravity)
+      and checks, at every output step, each joint's .jnt line against quantities computed
+      here from the .mov's node poses and angular velocities and the deck's hinge
+      orientations, in the layouts of MBDyn's Output methods (mbdyn/struct/planej.cc
+      PlanePinJoint::Output and PlaneHingeJoint::Output, mbdyn/struct/spherj.cc
+      SphericalHingeJoint::Output):
+        revolute pin:    f = Rj^T F, m = Rj^T M (Rj the node's hinge frame), Euler angles 123
+                         of R0^T Rj in degrees, Rj^T w
+        revolute hinge:  f = Rj_b^T F, m = Rj_b^T M (node b's hinge frame), Euler angles 123
+                         of Rj_a^T Rj_b (a rotation about axis 3 only: angles 1, 2 vanish),
+                         Rj_b^T (w_b - w_a), whose third component is also the rate of the
+                         hinge angle by central differences of the angle column
+        spherical hinge: f = Rj_a^T F, m = 0, M = 0, rotation vector of Rj_a^T Rj_b
+      and, when mbstep is built with NetCDF and python3-netcdf4 is installed, that
+      elem.joint.<label> holds f, m, F, M and then the extra variables with MBDyn's names,
+      units and descriptions (OutputPrepare of each), equal to the .jnt's columns record by
+      record.
+"""
+import argparse
+import math
+import os
+from output_case import blocks, check, output_steps, run
+
+DECK = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 3; rigid bodies: 3; joints: 3; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, 0.5, 0., 0., eye, null, null;
+    structural: 2, dynamic, 1.5, 0., 0., eye, null, null;
+    structural: 3, dynamic, 2., 0.5, 0., eye, null, null;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.2, 0.3;
+    body: 2, 2, 2., null, diag, 0.2, 0.1, 0.3;
+    body: 3, 3, 0.5, null, diag, 0.05, 0.05, 0.05;
+    joint: 1, revolute pin, 1, position, -0.5, 0., 0.,
+        orientation, euler123, 1.2, 0.3, 0.,
+        position, 0., 0., 0., orientation, euler123, 1.2, 0.3, 0.;
+    joint: 2, revolute hinge, 1, position, 0.5, 0., 0.,
+        orientation, euler123, 1.3, -0.2, 0.4,
+        2, position, -0.5, 0., 0., orientation, euler123, 1.3, -0.2, 0.4,
+        orientation description, euler123;
+    joint: 3, spherical hinge, 2, position, 0.5, 0., 0., orientation, euler123, 0.3, 0.5, -0.2,
+        3, position, 0., -0.5, 0., orientation, euler123, -0.1, 0.2, 0.6,
+        orientation description, orientation vector;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+# Hinge orientations of the deck (radians, Euler 123), per joint and side.
+RH = {1: ((1.2, 0.3, 0.), (1.2, 0.3, 0.)),
+      2: ((1.3, -0.2, 0.4), (1.3, -0.2, 0.4)),
+      3: ((0.3, 0.5, -0.2), (-0.1, 0.2, 0.6))}
+
+
+def mat(rows):
+    return [list(r) for r in rows]
+
+
+def mul(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+
+
+def tr(a):
+    return [[a[j][i] for j in range(3)] for i in range(3)]
+
+
+def mulv(a, v):
+    return [sum(a[i][k] * v[k] for k in range(3)) for i in range(3)]
+
+
+def rx(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((1, 0, 0), (0, c, -s), (0, s, c)))
+
+
+def ry(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((c, 0, s), (0, 1, 0), (-s, 0, c)))
+
+
+def rz(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((c, -s, 0), (s, c, 0), (0, 0, 1)))
+
+
+def euler123(a):
+    return mul(mul(rx(a[0]), ry(a[1])), rz(a[2]))
+
+
+def angles123(r):
+    """Euler angles 123 (radians) of r = Rx(a1) Ry(a2) Rz(a3)."""
+    a2 = math.asin(max(-1.0, min(1.0, r[0][2])))
+    a1 = math.atan2(-r[1][2], r[2][2])
+    a3 = math.atan2(-r[0][1], r[0][0])
+    return [a1, a2, a3]
+
+
+def rotvec(r):
+    """The rotation vector of r (angle below pi)."""
+    c = max(-1.0, min(1.0, (r[0][0] + r[1][1] + r[2][2] - 1.0) / 2.0))
+    th = math.acos(c)
+    ax = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]]
+    k = 0.5 if th < 1e-8 else th / (2.0 * math.sin(th))
+    return [k * x for x in ax]
+
+
+def near(got, ref, tol, what):
+    for g, r in zip(got, ref):
+        check(abs(g - r) <= tol * max(1.0, abs(r)), "%s: %r, expected %r" % (what, got, ref))
+
+
+def nodes_of(step_rows):
+    """{label: (R, w)} from one output step of the .mov (Euler 123 in degrees)."""
+    out = {}
+    for row in step_rows:
+        r = euler123([math.radians(x) for x in row[4:7]])
+        out[int(row[0])] = (r, row[10:13])
+    return out
+
+
+def joints_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "joints.mbd")
+    with open(deck, "w") as f:
+        f.write(DECK % {"netcdf": "output results: netcdf;" if args.with_netcdf else ""})
+    prefix = os.path.join(args.work_dir, "joints")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    tol = 2e-4  # the .mov's and .jnt's six digits, through products of rotations
+    hinge_angle, hinge_rate, checked = [], [], 0
+    for k in range(len(steps)):
+        n = nodes_of(mov[k])
+        rows = {int(r[0]): r for r in jnt[k]}
+        check(sorted(rows) == [1, 2, 3], "step %d: joint labels %r" % (k, sorted(rows)))
+        for lab, row in rows.items():
+            F, M = row[7:10], row[10:13]
+            ra, rb = (euler123(x) for x in RH[lab])
+            if lab == 1:  # revolute pin: node 1, ground frame R0 = rb
+                rj = mul(n[1][0], ra)
+                check(len(row) == 19, "revolute pin: %d columns, expected 19" % len(row))
+                near(row[1:4], mulv(tr(rj), F), tol, "pin f")
+                near(row[4:7], mulv(tr(rj), M), tol, "pin m")
+                near(row[13:16], [math.degrees(x) for x in angles123(mul(tr(rb), rj))], 1e-3,
+                     "pin E")
+                near(row[16:19], mulv(tr(rj), n[1][1]), tol, "pin Omega")
+            elif lab == 2:  # revolute hinge: nodes 1, 2
+                rja, rjb = mul(n[1][0], ra), mul(n[2][0], rb)
+                check(len(row) == 19, "revolute hinge: %d columns, expected 19" % len(row))
+                near(row[1:4], mulv(tr(rjb), F), tol, "hinge f")
+                near(row[4:7], mulv(tr(rjb), M), tol, "hinge m")
+                e = [math.degrees(x) for x in angles123(mul(tr(rja), rjb))]
+                near(row[13:16], e, 1e-3, "hinge E")
+                near(row[13:15], [0.0, 0.0], 1e-3, "hinge E about axes 1, 2")
+                w = [b - a for a, b in zip(n[1][1], n[2][1])]
+                near(row[16:19], mulv(tr(rjb), w), tol, "hinge Omega")
+                hinge_angle.append(math.radians(row[15]))
+                hinge_rate.append(row[18])
+            else:  # spherical hinge, orientation vector
+                rja, rjb = mul(n[2][0], ra), mul(n[3][0], rb)
+                check(len(row) == 16, "spherical hinge: %d columns, expected 16" % len(row))
+                near(row[1:4], mulv(tr(rja), F), tol, "spherical f")
+                near(row[4:7] + row[10:13], [0.0] * 6, 1e-12, "spherical m, M")
+                near(row[13:16], rotvec(mul(tr(rja), rjb)), 1e-4, "spherical Phi")
+            checked += 1
+    # The hinge angle's rate by central differences equals the Omega column about axis 3.
+    times = [t for (_, t, _) in steps]
+    moved = max(abs(a - hinge_angle[0]) for a in hinge_angle)
+    check(moved > 0.05, "the hinge barely turned (%g rad): a weak test" % moved)
+    for k in range(1, len(times) - 1):
+        rate = (hinge_angle[k + 1] - hinge_angle[k - 1]) / (times[k + 1] - times[k - 1])
+        check(abs(rate - hinge_rate[k]) <= 1e-2 * max(1.0, abs(hinge_rate[k])),
+              "step %d: hinge angle rate %g, Omega_3 %g" % (k, rate, hinge_rate[k]))
+    print("joints: %d .jnt lines equal the quantities from the .mov; hinge angle turned %.3f rad"
+          % (checked, moved))
+    if args.with_netcdf:
+        netcdf_check(prefix, jnt)
+
+
+# MBDyn's extra variables after f, m, F, M: (name, units, description), per joint label.
+EXTRA = {
+    1: [],  # PlanePinJoint writes no NetCDF variables of its own
+    2: [("E", "deg", "global orientation Euler angles (123) (E_X, E_Y, E_Z)"),
+        ("Omega", "Angular velocity", "local relative angular velocity (x, y, z)")],
+    3: [("Phi", "radian", "relative orientation orientation vector (Phi_X, Phi_Y, Phi_Z)")],
+}
+KINDS = {1: "revolute pin", 2: "revolute hinge", 3: "spherical hinge"}
+
+
+def netcdf_check(prefix, jnt):
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    checked = 0
+    for lab, extra in EXTRA.items():
+        base = "elem.joint.%d" % lab
+        check(ds.variables[base].getncattr("type") == KINDS[lab], base + " type")
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ("f", "m", "F", "M")] + [base + "." + e[0] for e in extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+        for j, (name, units, desc) in enumerate(extra):
+            v = ds.variables[base + "." + name]
+            got = (v.getncattr("units"), v.getncattr("type"), v.getncattr("description"))
+            check(got == (units, "Vec3", desc), "%s.%s attributes %r" % (base, name, got))
+            for k in range(len(jnt)):
+                row = {int(r[0]): r for r in jnt[k]}[lab]
+                ref = row[13 + 3 * j:16 + 3 * j]
+                near(list(v[k]), ref, 1e-5, "%s.%s record %d" % (base, name, k))
+                checked += 3
+    ds.close()
+    print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", choices=["joints"])
+    p.add_argument("--mbstep", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--with-netcdf", choices=["ON", "OFF"], required=True)
+    args = p.parse_args()
+    args.with_netcdf = args.with_netcdf == "ON"
+    {"joints": joints_case}[args.case](args)
+
+
+if __name__ == "__main__":
+    main()
