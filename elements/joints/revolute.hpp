@@ -29,14 +29,15 @@
 //   hinge .jnt: label, Rj_b^T F, Rj_b^T M, F, M (node b's hinge frame, as MBDyn's R2 R2h),
 //     then (10) in the orientation description d (joint_input.hpp (6)), then (11); with
 //     friction also T of (7) and the friction coefficient -mu s(omega) (MBDyn's M3 and
-//     fc->fc()): 18 columns (20 with friction; 6 more for the matrix description)
+//     fc->fc()): 19 columns counting the label (21 with friction; 6 more for the matrix
+//     description)
 //     (10) Rj_a^T Rj_b                          relative orientation
 //     (11) Rj_b^T (w_b - w_a)                   relative angular velocity, node b's hinge frame
 //   hinge NetCDF elem.joint.<label>: f, m, F, M, E / Phi ((10), described "global ..." as
 //     MBDyn's CreateRotationVar(name, "", od, "global") does; none for the matrix), Omega
 //     (11); MBDyn writes no friction variables (commented out in its OutputPrepare).
 //   pin .jnt: label, Rj_a^T F, Rj_a^T M, F, M (the node's hinge frame R_a Rh_a), then the
-//     Euler angles 123 of R0^T Rj_a in degrees and Rj_a^T w_a: 18 columns (MBDyn's pin has no
+//     Euler angles 123 of R0^T Rj_a in degrees and Rj_a^T w_a: 19 columns (MBDyn's pin has no
 //     friction; mbstep's pin friction adds no column). NetCDF: f, m, F, M (MBDyn's
 //     PlanePinJoint writes no NetCDF variables of its own).
 //

@@ -20,6 +20,16 @@ Cases:
       elem.joint.<label> holds f, m, F, M and then the extra variables with MBDyn's names,
       units and descriptions (OutputPrepare of each), equal to the .jnt's columns record by
       record.
+  more    the same for an axial rotation (Euler 321 description), a drive hinge, a distance
+      and an in plane joint on one pendulum, a cardano hinge with an angular velocity joint, an
+      in line joint with friction, a cardano rotation (orientation vector) and a gimbal
+      rotation: each joint's frame and extra columns (the imposed angular velocity equals
+      the relative one about the axis, the drive hinge's angles equal those of its imposed
+      rotation, the distance direction is the unit vector between the points, ...) in the
+      layouts of MBDyn's Output methods (planej.cc AxialRotationJoint, drvhinge.cc
+      DriveHingeJoint, distance.cc DistanceJoint, inplanej.cc InPlaneJoint, univj.cc
+      UniversalHingeJoint / UniversalRotationJoint, drvj.cc AngularVelocityJoint, inline.cc
+      InLineJoint, gimbal.cc GimbalRotationJoint), and their NetCDF variables.
 """
 import argparse
 import math
@@ -226,16 +236,213 @@ def netcdf_check(prefix, jnt):
     print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
 
 
+MORE = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 5; rigid bodies: 5; joints: 10; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, null, eye, null, null;
+    structural: 2, dynamic, null, eye, null, %(w2)s;
+    structural: 3, dynamic, 1., 0., 0., eye, null, 0., 0., 0.5;
+    structural: 4, dynamic, 0., -1., 0., eye, null, null;
+    structural: 5, dynamic, 0., 0., -1., eye, null, null;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 2, 2, 1., null, diag, 0.1, 0.2, 0.3;
+    body: 3, 3, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 4, 4, 1., 0.3, 0., 0., diag, 0.1, 0.2, 0.3;
+    body: 5, 5, 1., null, diag, 0.1, 0.1, 0.1;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, axial rotation, 1, position, null, orientation, euler123, 0.3, 0.2, 0.,
+        2, position, null, orientation, euler123, 0.3, 0.2, 0., const, 2.,
+        orientation description, euler321;
+    joint: 3, drive hinge, 1, hinge, eye, 3, hinge, eye, single, 0., 0., 1., linear, 0., 0.5;
+    joint: 4, distance, 1, position, null, 3, position, null, from nodes;
+    joint: 5, in plane, 1, position, null, 0., 1., 0., 3, offset, null;
+    joint: 6, cardano hinge, 1, position, 0., -1., 0., 4, position, null;
+    joint: 7, angular velocity, 4, 0., 0., 1., linear, 0., 1.;
+    joint: 8, in line, 1, position, 0., 0., -1., orientation, euler123, 0.5, 0., 0.,
+        5, offset, null, friction, preload, 1., coulomb, 0.2, regularization, 0.1;
+    joint: 9, cardano rotation, 1, hinge, eye, 5, hinge, eye,
+        orientation description, orientation vector;
+    joint: 10, gimbal rotation, 1, hinge, eye, 5, hinge, eye;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+
+def angles321(r):
+    """Euler angles 321 (radians) of r = Rz(a3) Ry(a2) Rx(a1)."""
+    a2 = -math.asin(max(-1.0, min(1.0, r[2][0])))
+    a1 = math.atan2(r[2][1], r[2][2])
+    a3 = math.atan2(r[1][0], r[0][0])
+    return [a1, a2, a3]
+
+
+def col(r, j):
+    return [r[i][j] for i in range(3)]
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def more_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "more.mbd")
+    axis = col(euler123((0.3, 0.2, 0.)), 2)
+    with open(deck, "w") as f:
+        f.write(MORE % {"netcdf": "output results: netcdf;" if args.with_netcdf else "",
+                        "w2": ", ".join("%.17g" % (2.0 * x) for x in axis)})
+    prefix = os.path.join(args.work_dir, "more")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    pos = {}
+    tol = 2e-4
+    counts = {1: 13, 2: 20, 3: 19, 4: 17, 5: 13, 6: 16, 7: 17, 8: 15, 9: 16, 10: 13}
+    slid = []
+    for k, (_, t, _) in enumerate(steps):
+        n = nodes_of(mov[k])
+        for row in mov[k]:
+            pos[int(row[0])] = row[1:4]
+        rows = {int(r[0]): r for r in jnt[k]}
+        check(sorted(rows) == sorted(counts), "step %d: joint labels %r" % (k, sorted(rows)))
+        for lab, row in rows.items():
+            check(len(row) == counts[lab], "joint %d: %d columns, expected %d" %
+                  (lab, len(row), counts[lab]))
+        eye = euler123((0., 0., 0.))
+        # axial rotation: node b's hinge frame, Euler 321 of Rj_a^T Rj_b, Omega(t), Omega.
+        rh = euler123((0.3, 0.2, 0.))
+        r, rja, rjb = rows[2], mul(n[1][0], rh), mul(n[2][0], rh)
+        near(r[1:4], mulv(tr(rjb), r[7:10]), tol, "axial rotation f")
+        near(r[4:7], mulv(tr(rjb), r[10:13]), tol, "axial rotation m")
+        near(r[13:16], [math.degrees(x) for x in angles321(mul(tr(rja), rjb))], 1e-3,
+             "axial rotation E321")
+        near([r[16]], [2.0], 1e-12, "axial rotation Omega(t)")
+        w = [b - a for a, b in zip(n[1][1], n[2][1])]
+        near(r[17:20], mulv(tr(rjb), w), tol, "axial rotation Omega")
+        near([r[19]], [2.0], 1e-4, "axial rotation Omega about the axis")
+        # drive hinge: node 1's frame, Euler 123 of R_1^T R_3 = those of the imposed rotation.
+        r = rows[3]
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-9, "drive hinge f, F")
+        near(r[4:7], mulv(tr(n[1][0]), r[10:13]), tol, "drive hinge m")
+        near(r[16:19], [0., 0., 0.5 * t], 1e-9, "drive hinge Theta")
+        near(r[13:16], [math.degrees(x) for x in angles123(rz(0.5 * t))], 1e-3,
+             "drive hinge E = the imposed rotation's")
+        near(r[13:16], [math.degrees(x) for x in angles123(mul(tr(n[1][0]), n[3][0]))], 1e-3,
+             "drive hinge E")
+        # distance: the multiplier per unit length, the unit direction, the length.
+        r = rows[4]
+        d = [b - a for a, b in zip(pos[1], pos[3])]
+        near(r[13:16], [x / r[16] for x in d], tol, "distance direction")
+        near([r[16]], [1.0], 1e-12, "distance length")
+        near([r[1]], [dot(r[7:10], d) / dot(d, d)], tol, "distance f")
+        near(r[2:4], [0.0, 0.0], 1e-12, "distance f_2, f_3")
+        # in plane: the normal force as f_1.
+        r = rows[5]
+        near([r[1]], [dot(r[7:10], col(n[1][0], 1))], tol, "in plane f")
+        near(r[2:4], [0.0, 0.0], 1e-12, "in plane f_2, f_3")
+        # cardano hinge: node 1's hinge frame, (v . M, 0, 0), Euler 123 of Rj_b^T Rj_a.
+        r = rows[6]
+        v = cross(col(n[4][0], 1), col(n[1][0], 2))
+        near(r[1:4], mulv(tr(n[1][0]), r[7:10]), tol, "cardano hinge f")
+        near(r[4:7], [dot(v, r[10:13]), 0.0, 0.0], tol, "cardano hinge m")
+        near(r[13:16], [math.degrees(x) for x in angles123(mul(tr(n[4][0]), n[1][0]))], 1e-3,
+             "cardano hinge E")
+        # angular velocity: the direction R n, Omega(t) = t, and w . R n = Omega(t).
+        r = rows[7]
+        u = col(n[4][0], 2)
+        near(r[13:16], u, tol, "angular velocity direction")
+        near([r[16]], [t], 1e-9, "angular velocity Omega(t)")
+        near([dot(n[4][1], u)], [t], 1e-4, "angular velocity w . R n")
+        near(r[4:7], [dot(u, r[10:13]), 0.0, 0.0], tol, "angular velocity m")
+        # in line: the line frame, then the friction force and coefficient (|fc| <= mu).
+        r = rows[8]
+        rl = mul(n[1][0], euler123((0.5, 0., 0.)))
+        near(r[1:4], mulv(tr(rl), r[7:10]), tol, "in line f")
+        check(abs(r[14]) <= 0.2 + 1e-12, "in line friction coefficient %g" % r[14])
+        slid.append(dot([b - a for a, b in zip(pos[1], pos[5])], col(rl, 2)))
+        # cardano rotation: no force, (v . M, 0, 0), rotation vector of R_5^T R_1.
+        r = rows[9]
+        v = cross(col(n[5][0], 1), col(n[1][0], 2))
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-12, "cardano rotation f, F")
+        near(r[4:7], [dot(v, r[10:13]), 0.0, 0.0], tol, "cardano rotation m")
+        near(r[13:16], rotvec(mul(tr(n[5][0]), n[1][0])), 1e-4, "cardano rotation Phi")
+        # gimbal rotation: the couple in node 1's frame (not its hinge frame).
+        r = rows[10]
+        near(r[4:7], mulv(tr(n[1][0]), r[10:13]), tol, "gimbal m")
+    check(abs(slid[-1] - slid[0]) > 1e-3, "the in line joint did not slide")
+    print("more: %d steps, every joint's columns equal the quantities from the .mov" %
+          len(steps))
+    if args.with_netcdf:
+        more_netcdf_check(prefix, jnt)
+
+
+# label: (type, [(name, units, description, first .jnt column)]) after f, m, F, M.
+MORE_EXTRA = {
+    1: ("clamp", []),
+    2: ("axial rotation",
+        [("E", "deg", "global orientation Euler angles (321) (E_X, E_Y, E_Z)", 13),
+         ("Omega", "Angular velocity", "local relative angular velocity (x, y, z)", 17)]),
+    3: ("drive hinge", [("Theta", "radian", "Relative orientation", 16)]),
+    4: ("distance", [("V", "-", "constrained distance direction unit vector (x, y, z)", 13)]),
+    5: ("in plane", []),
+    6: ("cardano hinge", []),
+    7: ("angular velocity", [("w", "-", "direction of imposed angular velocity", 13)]),
+    8: ("in line", []),
+    9: ("cardano rotation",
+        [("Phi", "radian", "global orientation vector (Phi_X, Phi_Y, Phi_Z)", 13)]),
+    10: ("gimbal rotation", []),
+}
+
+
+def more_netcdf_check(prefix, jnt):
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    checked = 0
+    for lab, (kind, extra) in MORE_EXTRA.items():
+        base = "elem.joint.%d" % lab
+        check(ds.variables[base].getncattr("type") == kind, base + " type")
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ("f", "m", "F", "M")] + [base + "." + e[0] for e in extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+        for name, units, desc, first in extra:
+            v = ds.variables[base + "." + name]
+            got = (v.getncattr("units"), v.getncattr("type"), v.getncattr("description"))
+            check(got == (units, "Vec3", desc), "%s.%s attributes %r" % (base, name, got))
+            for k in range(len(jnt)):
+                row = {int(r[0]): r for r in jnt[k]}[lab]
+                near(list(v[k]), row[first:first + 3], 1e-5, "%s.%s record %d" % (base, name, k))
+                checked += 3
+    ds.close()
+    print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("case", choices=["joints"])
+    p.add_argument("case", choices=["joints", "more"])
     p.add_argument("--mbstep", required=True)
     p.add_argument("--source-dir", required=True)
     p.add_argument("--work-dir", required=True)
     p.add_argument("--with-netcdf", choices=["ON", "OFF"], required=True)
     args = p.parse_args()
     args.with_netcdf = args.with_netcdf == "ON"
-    {"joints": joints_case}[args.case](args)
+    {"joints": joints_case, "more": more_case}[args.case](args)
 
 
 if __name__ == "__main__":
