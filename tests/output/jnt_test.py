@@ -30,6 +30,11 @@ Cases:
       DriveHingeJoint, distance.cc DistanceJoint, inplanej.cc InPlaneJoint, univj.cc
       UniversalHingeJoint / UniversalRotationJoint, drvj.cc AngularVelocityJoint, inline.cc
       InLineJoint, gimbal.cc GimbalRotationJoint), and their NetCDF variables.
+  springs a viscoelastic rod and a viscoelastic deformable hinge (Euler 313 description):
+      the rod's length, direction and lengthening rate (also by central differences of the
+      length column over +-5 steps) and tension (f = (T, 0, 0), F = T d / l) as MBDyn's Rod::Output
+      (rodj.cc), the hinge's couple in node a's hinge frame, relative orientation and relative
+      angular velocity as DeformableHingeJoint::Output (vehj.cc), and the rod's NetCDF v.
 """
 import argparse
 import math
@@ -433,16 +438,119 @@ def more_netcdf_check(prefix, jnt):
     print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
 
 
+SPRINGS = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 3; rigid bodies: 3; joints: 4; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, null, eye, null, null;
+    structural: 2, dynamic, 0.1, 0., -1., eye, null, null;
+    structural: 3, dynamic, null, eye, null, 1., 2., 0.5;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 2, 2, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 3, 3, 1., 0.2, 0., -0.3, diag, 0.1, 0.2, 0.3;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, rod, 1, 2, from nodes, linear viscoelastic, 500., 5.;
+    joint: 3, spherical hinge, 1, position, null, 3, position, null;
+    joint: 4, deformable hinge, 1, hinge, euler123, 0.2, 0.1, 0.3, 3, hinge, euler123, 0.2, 0.1,
+        0.3, linear viscoelastic isotropic, 20., 0.5, orientation description, euler313;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+
+def angles313(r):
+    """Euler angles 313 (radians) of r = Rz(a1) Rx(a2) Rz(a3)."""
+    a2 = math.acos(max(-1.0, min(1.0, r[2][2])))
+    a1 = math.atan2(r[0][2], -r[1][2])
+    a3 = math.atan2(r[2][0], r[2][1])
+    return [a1, a2, a3]
+
+
+def springs_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "springs.mbd")
+    with open(deck, "w") as f:
+        f.write(SPRINGS % {"netcdf": "output results: netcdf;" if args.with_netcdf else ""})
+    prefix = os.path.join(args.work_dir, "springs")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    tol = 2e-4
+    rh = euler123((0.2, 0.1, 0.3))
+    length, rate = [], []
+    for k in range(len(steps)):
+        n = nodes_of(mov[k])
+        pos = {int(row[0]): row[1:4] for row in mov[k]}
+        rows = {int(r[0]): r for r in jnt[k]}
+        r = rows[2]
+        check(len(r) == 18, "rod: %d columns, expected 18" % len(r))
+        d = [b - a for a, b in zip(pos[1], pos[2])]
+        l = math.sqrt(dot(d, d))
+        near([r[13]], [l], 1e-5, "rod length")
+        near(r[14:17], [x / l for x in d], tol, "rod direction")
+        near(r[7:10], [r[1] * x / l for x in d], tol, "rod F = T d / l")
+        near(r[2:7] + r[10:13], [0.0] * 8, 1e-9, "rod f_2, f_3, m, M")
+        length.append(r[13])
+        rate.append(r[17])
+        r = rows[4]
+        check(len(r) == 19, "deformable hinge: %d columns, expected 19" % len(r))
+        rja, rjb = mul(n[1][0], rh), mul(n[3][0], rh)
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-12, "deformable hinge f, F")
+        near(r[4:7], mulv(tr(rja), r[10:13]), tol, "deformable hinge m")
+        near(r[13:16], [math.degrees(x) for x in angles313(mul(tr(rja), rjb))], 1e-3,
+             "deformable hinge E313")
+        w = [b - a for a, b in zip(n[1][1], n[3][1])]
+        near(r[16:19], mulv(tr(rja), w), tol, "deformable hinge relative angular velocity")
+    times = [t for (_, t, _) in steps]
+    check(max(length) - min(length) > 1e-4, "the rod did not stretch")
+    for k in range(5, len(times) - 5):
+        fd = (length[k + 5] - length[k - 5]) / (times[k + 5] - times[k - 5])
+        # the length column's six digits (1e-5 here) over 10 ms, and the truncation error
+        check(abs(fd - rate[k]) <= 2e-3 + 2e-2 * abs(rate[k]),
+              "step %d: rod length rate %g, column %g" % (k, fd, rate[k]))
+    print("springs: %d steps, the rod's and the deformable hinge's columns equal the quantities "
+          "from the .mov" % len(steps))
+    if not args.with_netcdf:
+        return
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    for lab, extra in ((2, ["v"]), (4, [])):
+        base = "elem.joint.%d" % lab
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ["f", "m", "F", "M"] + extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+    v = ds.variables["elem.joint.2.v"]
+    check(v.getncattr("description") == "direction unit vector", "rod v description")
+    for k in range(len(jnt)):
+        row = {int(r[0]): r for r in jnt[k]}[2]
+        near(list(v[k]), row[14:17], 1e-5, "elem.joint.2.v record %d" % k)
+        near(list(ds.variables["elem.joint.2.M"][k]), row[10:13], 1e-5, "rod M record %d" % k)
+    ds.close()
+    print("NetCDF: the rod's v equals the .jnt's direction record by record")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("case", choices=["joints", "more"])
+    p.add_argument("case", choices=["joints", "more", "springs"])
     p.add_argument("--mbstep", required=True)
     p.add_argument("--source-dir", required=True)
     p.add_argument("--work-dir", required=True)
     p.add_argument("--with-netcdf", choices=["ON", "OFF"], required=True)
     args = p.parse_args()
     args.with_netcdf = args.with_netcdf == "ON"
-    {"joints": joints_case, "more": more_case}[args.case](args)
+    {"joints": joints_case, "more": more_case, "springs": springs_case}[args.case](args)
 
 
 if __name__ == "__main__":
