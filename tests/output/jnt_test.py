@@ -30,6 +30,11 @@ Cases:
       DriveHingeJoint, distance.cc DistanceJoint, inplanej.cc InPlaneJoint, univj.cc
       UniversalHingeJoint / UniversalRotationJoint, drvj.cc AngularVelocityJoint, inline.cc
       InLineJoint, gimbal.cc GimbalRotationJoint), and their NetCDF variables.
+  friction the first deck with Coulomb friction on the revolute hinge (regularized): its line
+      gets MBDyn's friction moment M3 and coefficient fc (PlaneHingeJoint::Output), which equal
+      -mu r (N_prev + N_0) tanh(omega / omega_eps) and -mu tanh(omega / omega_eps) with N_prev
+      the norm of the previous line's reaction force and omega the Omega column about the axis
+      (friction.hpp's model), and the couple's component about the axis is -M3.
   springs a viscoelastic rod and a viscoelastic deformable hinge (Euler 313 description):
       the rod's length, direction and lengthening rate (also by central differences of the
       length column over +-5 steps) and tension (f = (T, 0, 0), F = T d / l) as MBDyn's Rod::Output
@@ -299,6 +304,39 @@ def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
 
 
+def friction_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "friction.mbd")
+    text = DECK % {"netcdf": ""}
+    text = text.replace("        orientation description, euler123;",
+                        "        friction, 0.05, preload, 30., coulomb, 0.3, regularization, 0.5,\n"
+                        "        orientation description, euler123;")
+    check("friction" in text, "no friction in the deck")
+    with open(deck, "w") as f:
+        f.write(text)
+    prefix = os.path.join(args.work_dir, "friction")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    jnt = blocks(prefix + ".jnt", len(steps))
+    mu, r, n0, eps = 0.3, 0.05, 30.0, 0.5
+    prev = None
+    worst = 0.0
+    for k in range(len(steps)):
+        row = {int(x[0]): x for x in jnt[k]}[2]
+        check(len(row) == 21, "revolute hinge with friction: %d columns, expected 21" % len(row))
+        s = math.tanh(row[18] / eps)
+        near([row[20]], [-mu * s], 1e-4, "step %d: friction coefficient" % k)
+        near([row[6]], [-row[19]], 1e-4, "step %d: couple about the axis = -M3" % k)
+        if prev is not None:  # N from the previous converged step's reaction
+            nprev = math.sqrt(dot(prev[7:10], prev[7:10]))
+            near([row[19]], [-mu * r * (nprev + n0) * s], 1e-4, "step %d: friction moment" % k)
+            worst = max(worst, abs(row[19]))
+        prev = row
+    check(worst > 1e-2, "the friction moment stayed below 1e-2: a weak test")
+    print("friction: %d steps, M3 and fc equal the friction model's (largest |M3| %.3g N m)" %
+          (len(steps), worst))
+
+
 def more_case(args):
     os.makedirs(args.work_dir, exist_ok=True)
     deck = os.path.join(args.work_dir, "more.mbd")
@@ -543,14 +581,15 @@ def springs_case(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("case", choices=["joints", "more", "springs"])
+    p.add_argument("case", choices=["joints", "more", "springs", "friction"])
     p.add_argument("--mbstep", required=True)
     p.add_argument("--source-dir", required=True)
     p.add_argument("--work-dir", required=True)
     p.add_argument("--with-netcdf", choices=["ON", "OFF"], required=True)
     args = p.parse_args()
     args.with_netcdf = args.with_netcdf == "ON"
-    {"joints": joints_case, "more": more_case, "springs": springs_case}[args.case](args)
+    {"joints": joints_case, "more": more_case, "springs": springs_case,
+     "friction": friction_case}[args.case](args)
 
 
 if __name__ == "__main__":
