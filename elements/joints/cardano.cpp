@@ -6,9 +6,36 @@
 namespace mbstep::joints {
 
 CardanoJoint::CardanoJoint(int label, std::string type, const JointSide& a, const JointSide& b,
-                           bool with_point)
+                           bool with_point, OrientationOutput d)
     : TwoSideJoint(label, std::move(type), a, b, with_point ? 4 : 1, ConstraintLevel::kPosition),
-      with_point_(with_point) {}
+      with_point_(with_point),
+      od_(d) {}
+
+void CardanoJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    const Vec3 v = b.R.col(1).cross(a.R.col(2));
+    c.clear();
+    AppendColumns(c, with_point_ ? Vec3(a.R.transpose() * F) : Vec3::Zero());
+    AppendColumns(c, Vec3(v.dot(M), 0.0, 0.0));
+    AppendColumns(c, with_point_ ? F : Vec3::Zero());
+    AppendColumns(c, M);
+    AppendOrientationColumns(c, b.R.transpose() * a.R,
+                             with_point_ ? OrientationOutput::kEuler123 : od_);
+}
+
+void CardanoJoint::NetcdfColumns(std::vector<double>& c) const {
+    if (with_point_ || od_ == OrientationOutput::kOrientationMatrix) c.resize(12);
+}
+
+NetcdfGroup CardanoJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    NetcdfVariable v;
+    if (!g.prefix.empty() && !with_point_ && OrientationVariable(od_, "global", v))
+        g.variables.push_back(v);
+    return g;
+}
 
 void CardanoJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const Side a = SideA(ctx), b = SideB(ctx);
@@ -21,6 +48,13 @@ void CardanoJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
 
 GimbalRotation::GimbalRotation(int label, const JointSide& a, const JointSide& b)
     : TwoSideJoint(label, "gimbal rotation", a, b, 1, ConstraintLevel::kPosition) {}
+
+void GimbalRotation::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    c.clear();
+    AppendReactionColumns(c, ctx.node[0]->R, Vec3::Zero(), M);
+}
 
 void GimbalRotation::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const Side a = SideA(ctx), b = SideB(ctx);
@@ -62,7 +96,8 @@ std::unique_ptr<Element> ReadCardanoRotation(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadRotationSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a cardano rotation needs two different nodes");
-    return Make<CardanoJoint>(where, args.label, "cardano rotation", a, b, false);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    return Make<CardanoJoint>(where, args.label, "cardano rotation", a, b, false, d);
 }
 
 std::unique_ptr<Element> ReadGimbalRotation(ElementReadArgs& args) {

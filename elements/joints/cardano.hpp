@@ -21,11 +21,28 @@
 // rotation", "Gimbal rotation", manual/input/joints.tex] (joint_input.hpp for the sides):
 //   joint: <label>, cardano hinge, <node side a>, <node side b> ;
 //   joint: <label>, cardano pin, <node side>, <ground side> ;
-//   joint: <label>, cardano rotation, <rotation side a>, <rotation side b> ;
+//   joint: <label>, cardano rotation, <rotation side a>, <rotation side b>
+//          [, orientation description, <d> ] ;
 //   joint: <label>, gimbal rotation, <rotation side a>, <rotation side b>
 //          [, orientation description, <d> ] ;
 // `universal hinge`, `universal pin` and `universal rotation` are MBDyn's aliases of the
 // Cardano keywords and are registered as such.
+//
+// Output, F and M the force and couple on the first node about its joint point, v = b_2 x a_3
+// (the axis of the couple of (2)) [MBDyn mbdyn/struct/univj.cc, UniversalHingeJoint::Output,
+// UniversalPinJoint::Output, UniversalRotationJoint::Output / OutputPrepare]:
+//   cardano hinge / pin .jnt: label, Rj_a^T F, (v . M, 0, 0), F, M, the Euler angles 123 of
+//     Rj_b^T Rj_a in degrees: 16 columns; NetCDF: f, m, F, M (MBDyn has no variable for the
+//     angles)
+//   cardano rotation .jnt: label, 0, (v . M, 0, 0), 0, M, Rj_b^T Rj_a in the orientation
+//     description d (joint_input.hpp (6)): 16 columns (22 for the matrix); NetCDF: f, m, F, M,
+//     E / Phi ("global ..."; none for the matrix)
+//   gimbal rotation .jnt: label, 0, R_a^T M (node a's frame, not its hinge frame), 0, M:
+//     13 columns. MBDyn's GimbalRotationJoint::Output (mbdyn/struct/gimbal.cc) then writes
+//     its internal gimbal angles theta and phi (unknowns of its own formulation, which
+//     mbstep's one-equation form does not have) and the relative orientation R_a^T R_b in d;
+//     mbstep writes none of these rather than columns that would not line up. MBDyn's NetCDF
+//     Theta and Phi are scalars, written under a misspelt preprocessor guard (never).
 #pragma once
 
 #include <memory>
@@ -39,17 +56,26 @@ class CardanoJoint final : public TwoSideJoint {
   public:
     /// with_point: rows (1) + (2) (hinge, pin); otherwise (2) only (rotation).
     CardanoJoint(int label, std::string type, const JointSide& a, const JointSide& b,
-                 bool with_point);
+                 bool with_point, OrientationOutput d = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    NetcdfGroup NetcdfDescription() const override;
+
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+    void NetcdfColumns(std::vector<double>& c) const override;
 
   private:
     bool with_point_;
+    OrientationOutput od_;
 };
 
 class GimbalRotation final : public TwoSideJoint {
   public:
     GimbalRotation(int label, const JointSide& a, const JointSide& b);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
 };
 
 std::unique_ptr<Element> ReadCardanoHinge(ElementReadArgs& args);

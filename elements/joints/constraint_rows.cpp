@@ -174,18 +174,44 @@ Side TwoSideJoint::SideB(const ElementContext& ctx) const {
     return MakeSide(b_, b_.node >= 0 ? ctx.node[slot] : nullptr, 6 * slot);
 }
 
-void TwoSideJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+void TwoSideJoint::FirstNodeLoad(const ElementContext& ctx, Vec3& F, Vec3& M) const {
     const Side s = a_.node >= 0 ? SideA(ctx) : SideB(ctx);
-    WriteSlotReaction(os, *this, ctx, 0, s.point(), s.R);
+    SlotLoad(*this, ctx, 0, s.point(), F, M);
+}
+
+void TwoSideJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    const Side s = a_.node >= 0 ? SideA(ctx) : SideB(ctx);
+    Vec3 F, M;
+    SlotLoad(*this, ctx, 0, s.point(), F, M);
+    c.clear();
+    AppendReactionColumns(c, s.R, F, M);
+}
+
+void TwoSideJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    std::vector<double> c;
+    Columns(ctx, c);
+    WriteJointColumns(os, label(), c);
+}
+
+bool TwoSideJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    Columns(ctx, out);
+    NetcdfColumns(out);
+    return true;
+}
+
+void SlotLoad(const Element& e, const ElementContext& ctx, int slot, const Vec3& point, Vec3& F,
+              Vec3& M) {
+    ElementBlock b;
+    b.Reset(static_cast<int>(e.nodes().size()), e.num_multipliers(), false);
+    e.Evaluate(ctx, b);
+    F = b.f.segment<3>(6 * slot);
+    M = b.f.segment<3>(6 * slot + 3) - (point - ctx.node[slot]->x).cross(F);
 }
 
 void WriteSlotReaction(std::ostream& os, const Element& e, const ElementContext& ctx, int slot,
                        const Vec3& point, const Mat3& frame) {
-    ElementBlock b;
-    b.Reset(static_cast<int>(e.nodes().size()), e.num_multipliers(), false);
-    e.Evaluate(ctx, b);
-    const Vec3 F = b.f.segment<3>(6 * slot);
-    const Vec3 M = b.f.segment<3>(6 * slot + 3) - (point - ctx.node[slot]->x).cross(F);
+    Vec3 F, M;
+    SlotLoad(e, ctx, slot, point, F, M);
     WriteJointLine(os, e.label(), frame, F, M);
 }
 

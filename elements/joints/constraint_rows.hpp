@@ -76,8 +76,12 @@ class TwoSideJoint : public Element {
     int num_multipliers() const override { return m_; }
     ConstraintLevel constraint_level() const override { return level_; }
     bool HasReactionOutput() const override { return true; }
-    /// Force and couple on the first node, about its joint point, in its joint frame.
+    /// Force and couple on the first node, about its joint point, then the joint's own
+    /// columns (Columns).
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// The numbers of Columns, without the ones MBDyn writes to no NetCDF variable of this
+    /// layout (NetcdfColumns).
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// MBDyn's .log line for the types written by joint_input.hpp (3), (4): in line
     /// (`inline`, Rh_b = I), distance (offsets only), cardano hinge|pin|rotation, gimbal
     /// rotation, axial rotation; none for drive hinge and angular velocity (MBDyn writes none).
@@ -89,6 +93,13 @@ class TwoSideJoint : public Element {
   protected:
     Side SideA(const ElementContext& ctx) const;
     Side SideB(const ElementContext& ctx) const;
+    /// The numbers of the .jnt line after the label; the default: the force and couple on the
+    /// first node about its joint point, local components in its joint frame (12 numbers).
+    virtual void Columns(const ElementContext& ctx, std::vector<double>& c) const;
+    /// Force F and couple M on the first node, about its joint point (global).
+    void FirstNodeLoad(const ElementContext& ctx, Vec3& F, Vec3& M) const;
+    /// Removes from Columns' numbers those without a NetCDF variable; default: none.
+    virtual void NetcdfColumns(std::vector<double>& /*c*/) const {}
 
     JointSide a_, b_;
     int m_;
@@ -99,5 +110,8 @@ class TwoSideJoint : public Element {
 /// `slot`, the couple taken about `point`, local components in `frame` (joint_input.hpp).
 void WriteSlotReaction(std::ostream& os, const Element& e, const ElementContext& ctx, int slot,
                        const Vec3& point, const Mat3& frame);
+/// The force F and couple M (about `point`) element e applies to its node in slot `slot`.
+void SlotLoad(const Element& e, const ElementContext& ctx, int slot, const Vec3& point, Vec3& F,
+              Vec3& M);
 
 }  // namespace mbstep::joints

@@ -7,6 +7,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/math/rotation.hpp"
 #include "mbstep/model/element.hpp"
 
 namespace mbstep::joints {
@@ -69,6 +70,78 @@ void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3
     for (const Vec3* v : {&Fl, &Ml, &F, &M}) o = FormatVector3(o, *v, p);
     *o++ = '\n';
     os.write(line, o - line);
+}
+
+void AppendReactionColumns(std::vector<double>& c, const Mat3& R_frame, const Vec3& F,
+                           const Vec3& M) {
+    AppendColumns(c, R_frame.transpose() * F);
+    AppendColumns(c, R_frame.transpose() * M);
+    AppendColumns(c, F);
+    AppendColumns(c, M);
+}
+
+void AppendOrientationColumns(std::vector<double>& c, const Mat3& R, OrientationOutput d) {
+    constexpr double kDeg = 180.0 / M_PI;
+    switch (d) {
+        case OrientationOutput::kEuler123:
+            return AppendColumns(c, Euler123FromRotation(R) * kDeg);
+        case OrientationOutput::kEuler313:
+            return AppendColumns(c, Euler313FromRotation(R) * kDeg);
+        case OrientationOutput::kEuler321:
+            return AppendColumns(c, Euler321FromRotation(R) * kDeg);
+        case OrientationOutput::kOrientationVector:
+            return AppendColumns(c, LogSO3(R));
+        case OrientationOutput::kOrientationMatrix:
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) c.push_back(R(i, j));
+            return;
+    }
+}
+
+void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c) {
+    const int p = static_cast<int>(os.precision());
+    std::string line;
+    line.reserve(24 + c.size() * (kMaxNumberChars + 1));
+    AppendNumber(line, static_cast<long>(label));
+    char buf[kMaxNumberChars + 1];
+    for (double v : c) {
+        buf[0] = ' ';
+        const char* e = FormatNumber(buf + 1, v, p);
+        line.append(buf, static_cast<std::size_t>(e - buf));
+    }
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
+bool OrientationVariable(OrientationOutput d, const std::string& description, NetcdfVariable& v) {
+    switch (d) {
+        case OrientationOutput::kOrientationMatrix:
+            return false;
+        case OrientationOutput::kOrientationVector:
+            v = {"Phi", OutputQuantity::kRadians,
+                 description + " orientation vector (Phi_X, Phi_Y, Phi_Z)"};
+            return true;
+        default:
+            break;
+    }
+    const char* seq = d == OrientationOutput::kEuler313   ? "313"
+                      : d == OrientationOutput::kEuler321 ? "321"
+                                                          : "123";
+    v = {"E", OutputQuantity::kDegrees,
+         description + " orientation Euler angles (" + seq + ") (E_X, E_Y, E_Z)"};
+    return true;
+}
+
+OrientationOutput ReadJointOrientationDescription(DeckInput& in) {
+    if (!in.IsKeyword("orientation description")) return OrientationOutput::kEuler123;
+    const std::string o = in.GetKeyword(
+        "orientation description",
+        {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
+    if (o == "euler313") return OrientationOutput::kEuler313;
+    if (o == "euler321") return OrientationOutput::kEuler321;
+    if (o == "orientation vector") return OrientationOutput::kOrientationVector;
+    if (o == "orientation matrix") return OrientationOutput::kOrientationMatrix;
+    return OrientationOutput::kEuler123;
 }
 
 std::string JointLogLine(const char* keyword, int label, const JointSide& a, const JointSide& b,

@@ -27,8 +27,11 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "mbstep/common.hpp"
+#include "mbstep/model/element.hpp"
+#include "mbstep/model/node.hpp"
 
 namespace mbstep {
 class DeckInput;
@@ -60,5 +63,40 @@ std::string JointLogLine(const char* keyword, int label, const JointSide& a, con
 
 /// Writes one .jnt line: label, R_joint^T F, R_joint^T M, F, M.
 void WriteJointLine(std::ostream& os, int label, const Mat3& R_joint, const Vec3& F, const Vec3& M);
+
+// Joint-specific columns after the 12 reaction columns (MBDyn's joints' Output, e.g.
+// mbdyn/struct/spherj.cc, SphericalHingeJoint::Output). A joint that writes them builds the
+// numbers after the label in one vector: the reaction columns (5), then its own.
+//   (5) R_frame^T F, R_frame^T M, F, M                     12 numbers
+//   (6) a relative orientation R in the joint's `orientation description` d: Euler angles
+//       123 / 313 / 321 in degrees, the rotation vector in radians (3 numbers), or the
+//       matrix row by row (9 numbers), as MBDyn's .mov writes a node's orientation
+
+/// Appends (5).
+void AppendReactionColumns(std::vector<double>& c, const Mat3& R_frame, const Vec3& F,
+                           const Vec3& M);
+inline void AppendColumns(std::vector<double>& c, const Vec3& v) {
+    c.insert(c.end(), v.data(), v.data() + 3);
+}
+/// Appends (6).
+void AppendOrientationColumns(std::vector<double>& c, const Mat3& R, OrientationOutput d);
+/// Writes one .jnt line: the label, then the numbers c.
+void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c);
+/// The NetCDF variable of (6) as MBDyn's OutputHandler::CreateRotationVar(name, "", d,
+/// description) names it (mbdyn/base/output.cc): `E` (deg, "<description> orientation Euler
+/// angles (123) (E_X, E_Y, E_Z)"), `Phi` (radian, "<description> orientation vector (Phi_X,
+/// Phi_Y, Phi_Z)"); false for the matrix (MBDyn's `R`, [time, 3, 3]), which NetcdfVariable
+/// (one Vec3) cannot describe: mbstep writes no NetCDF variable for it.
+bool OrientationVariable(OrientationOutput d, const std::string& description, NetcdfVariable& v);
+/// Reads the optional `orientation description, <d>` that MBDyn's joints with a relative
+/// orientation output take (ReadOptionalOrientationDescription, mbdyn/base/dataman4.cc);
+/// euler123 without it. The control data's `default orientation` does not reach element
+/// readers (ElementReadArgs carries no settings), so a deck that relies on it for a joint gets
+/// Euler 123 columns where MBDyn writes its default.
+OrientationOutput ReadJointOrientationDescription(DeckInput& in);
+/// Number of columns (6) has for d.
+inline int OrientationColumnCount(OrientationOutput d) {
+    return d == OrientationOutput::kOrientationMatrix ? 9 : 3;
+}
 
 }  // namespace mbstep::joints

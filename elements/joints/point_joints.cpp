@@ -51,6 +51,27 @@ void InLineJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     out.K.block<3, 3>(9, 9) -= phi * Su * Sp;
 }
 
+double InLineJoint::FrictionForce(const ElementContext& ctx, double& coefficient) const {
+    // Friction eqs. (1), (2), as in Evaluate.
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const FrameState& na = *ctx.node[0];
+    const FrameState& nb = *ctx.node[1];
+    const Vec3 u = a.R.col(2);
+    const Vec3 g = nb.v + nb.w.cross(b.p) - na.v - na.w.cross(b.point() - na.x);
+    double ds = 0.0;
+    const double s = friction_.Shape(u.dot(g), ds);
+    coefficient = -friction_.mu * s;
+    return -friction_.Scale(n_prev_) * s;
+}
+
+void InLineJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    TwoSideJoint::Columns(ctx, c);
+    if (!friction_.active) return;
+    double coefficient = 0.0;
+    c.push_back(FrictionForce(ctx, coefficient));
+    c.push_back(coefficient);
+}
+
 void InLineJoint::AfterConvergence(const ElementContext& ctx) {
     n_prev_ = ctx.lambda ? std::hypot(ctx.lambda[0], ctx.lambda[1]) : 0.0;
 }
@@ -62,6 +83,18 @@ void InPlaneJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
     const Side a = SideA(ctx), b = SideB(ctx);
     const Vec3 n = a.ground() ? n_ : Vec3(ctx.node[0]->R * n_);
     AddProjectionRow(n, true, a, b, 0.0, 0, ctx.lambda[0], out);
+}
+
+void InPlaneJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    const Side a = SideA(ctx);
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    const Vec3 n = a.ground() ? n_ : Vec3(ctx.node[0]->R * n_);
+    c.clear();
+    AppendColumns(c, Vec3(n.dot(F), 0.0, 0.0));
+    AppendColumns(c, a.R.transpose() * M);
+    AppendColumns(c, F);
+    AppendColumns(c, M);
 }
 
 std::string InPlaneJoint::MbdynLogLine(const LogLineContext& ctx) const {
@@ -97,6 +130,29 @@ void DistanceJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const
     J.block<3, 3>(0, 6) = Mat3::Identity();
     J.block<3, 3>(0, 9) = -Skew(b.p);
     out.K.block<12, 12>(0, 0) += mu * J.transpose() * P * J;
+}
+
+void DistanceJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    const Vec3 d = b.point() - a.point();
+    const double l = length_->Value(ctx.t);
+    c.clear();
+    AppendColumns(c, Vec3(F.dot(d) / d.squaredNorm(), 0.0, 0.0));
+    AppendColumns(c, a.R.transpose() * M);
+    AppendColumns(c, F);
+    AppendColumns(c, M);
+    AppendColumns(c, d / l);
+    c.push_back(l);
+}
+
+NetcdfGroup DistanceJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty()) return g;
+    g.variables.push_back({"V", OutputQuantity::kDimensionless,
+                           "constrained distance direction unit vector (x, y, z)"});
+    return g;
 }
 
 namespace {

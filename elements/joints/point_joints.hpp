@@ -38,6 +38,23 @@
 //   joint: <label>, distance, <node 1> [, position, <f_a> ], <node 2> [, position, <f_b> ],
 //          { from nodes | <drive l(t)> } ;
 // `inplane` and `inline` read as `in plane` / `in line` (keywords ignore white space).
+//
+// Output, F and M the force and couple on node 1 about its joint point P_a (joint_input.hpp):
+//   in line [MBDyn mbdyn/struct/inline.cc, InLineJoint::Output / OutputPrepare]: .jnt:
+//     label, Rj_a^T F, Rj_a^T M, F, M, and with friction phi of (2) (MBDyn's F3, the friction
+//     force on node 2 along u) and the friction coefficient -mu s(v) (fc->fc()): 13 columns
+//     (15 with friction). NetCDF: f, m, F, M; MBDyn's friction variables FF (a Vec3 into which
+//     it writes the scalar F3) and fc (a scalar) are not written.
+//   in plane [MBDyn mbdyn/struct/inplanej.cc, InPlaneJoint::Output]: .jnt: label,
+//     (n . F, 0, 0) (MBDyn writes the normal multiplier as the local force), R_a^T M, F, M:
+//     13 columns; NetCDF: f, m, F, M.
+//   distance [MBDyn mbdyn/struct/distance.cc, DistanceJoint::Output / OutputPrepare]: .jnt:
+//     label, (F . d / (d . d), 0, 0) (MBDyn's multiplier: the force per unit length, its
+//     force being the multiplier times x_2 - x_1), R_a^T M, F, M, then d / l(t) (the unit
+//     direction) and l(t): 17 columns. NetCDF: f, m, F, M, V ("constrained distance direction
+//     unit vector (x, y, z)"); MBDyn's scalar d (the length) has no variable in mbstep.
+// MBDyn writes zero couples for these three joints (m = M = 0); mbstep writes the couple
+// about P_a of the force acting at P_b.
 #pragma once
 
 #include <memory>
@@ -58,7 +75,13 @@ class InLineJoint final : public TwoSideJoint {
     const Friction& friction() const { return friction_; }
     double normal_force() const { return n_prev_; }
 
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+
   private:
+    /// phi of friction eq. (2); coefficient: -mu s(v).
+    double FrictionForce(const ElementContext& ctx, double& coefficient) const;
+
     Friction friction_;
     double n_prev_{0.0};  ///< |(lambda_1, lambda_2)| of the last converged step
 };
@@ -71,6 +94,9 @@ class InPlaneJoint final : public TwoSideJoint {
     /// 1's orientation as read from the deck (MBDyn's ReadJoint writes this frame).
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+
   private:
     Vec3 n_;
 };
@@ -79,6 +105,10 @@ class DistanceJoint final : public TwoSideJoint {
   public:
     DistanceJoint(int label, const JointSide& a, const JointSide& b, DrivePtr length);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    NetcdfGroup NetcdfDescription() const override;
+
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
 
   private:
     DrivePtr length_;

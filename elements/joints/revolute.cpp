@@ -10,11 +10,12 @@
 namespace mbstep::joints {
 
 RevoluteJoint::RevoluteJoint(int label, const JointSide& a, const JointSide& b,
-                             const Friction& friction)
+                             const Friction& friction, OrientationOutput d)
     : Element(label, b.node >= 0 ? "revolute hinge" : "revolute pin"),
       a_(a),
       b_(b),
-      friction_(friction) {
+      friction_(friction),
+      od_(d) {
     nodes_ = {a.node};
     if (b.node >= 0) nodes_.push_back(b.node);
     set_statement("joint");
@@ -84,21 +85,61 @@ void RevoluteJoint::AfterConvergence(const ElementContext& ctx) {
     n_prev_ = ctx.lambda ? Eigen::Map<const Vec3>(ctx.lambda).norm() : 0.0;
 }
 
-void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    // Force and couple on node a, eqs. (1), (5), in the joint frame of node a.
+void RevoluteJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // Force and couple on node a, eqs. (1), (5), (8).
     const FrameState& na = *ctx.node[0];
+    const FrameState* nb = b_.node >= 0 ? ctx.node[1] : nullptr;
     const Mat3 Rja = na.R * a_.R;
-    const Mat3 Rjb = b_.node >= 0 ? Mat3(ctx.node[1]->R * b_.R) : b_.R;
+    const Mat3 Rjb = nb ? Mat3(nb->R * b_.R) : b_.R;
     const Vec3 u = Rja.col(2);
     Vec3 M = Vec3::Zero();
     for (int i = 0; i < 2; ++i) M -= u.cross(Rjb.col(i)) * ctx.lambda[3 + i];
+    double T = 0.0;
+    Vec3 W = Vec3::Zero();
     if (friction_.active) {  // eq. (8)
-        Vec3 W;
         double ks = 0.0;
-        M -= FrictionMoment(ctx, u, W, ks) * u;
+        T = FrictionMoment(ctx, u, W, ks);
+        M -= T * u;
     }
     const Eigen::Map<const Vec3> l(ctx.lambda);
-    WriteJointLine(os, label(), Rja, -l, M);
+    c.clear();
+    if (!nb) {  // pin: the node's hinge frame; Euler angles 123 of R0^T Rj_a in degrees
+        AppendReactionColumns(c, Rja, -l, M);
+        AppendOrientationColumns(c, b_.R.transpose() * Rja, OrientationOutput::kEuler123);
+        AppendColumns(c, Rja.transpose() * na.w);
+        return;
+    }
+    AppendReactionColumns(c, Rjb, -l, M);
+    AppendOrientationColumns(c, Rja.transpose() * Rjb, od_);  // eq. (10)
+    AppendColumns(c, Rjb.transpose() * (nb->w - na.w));       // eq. (11)
+    if (friction_.active) {
+        double ds = 0.0;
+        c.push_back(T);
+        c.push_back(-friction_.mu * friction_.Shape(u.dot(W), ds));
+    }
+}
+
+void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    std::vector<double> c;
+    Columns(ctx, c);
+    WriteJointColumns(os, label(), c);
+}
+
+NetcdfGroup RevoluteJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty() || b_.node < 0) return g;
+    NetcdfVariable v;
+    if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);
+    g.variables.push_back(
+        {"Omega", OutputQuantity::kAngularVelocity, "local relative angular velocity (x, y, z)"});
+    return g;
+}
+
+bool RevoluteJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    Columns(ctx, out);
+    if (b_.node >= 0 && od_ == OrientationOutput::kOrientationMatrix)
+        out.erase(out.begin() + 12, out.begin() + 21);
+    return true;
 }
 
 namespace {
@@ -118,7 +159,8 @@ std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args) {
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a revolute hinge needs two different nodes");
     const Friction friction = ReadRevoluteOptions(args.in, "revolute hinge");
-    auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction, d);
     e->set_where(where);
     return e;
 }

@@ -24,11 +24,28 @@
 //       (d omega = u . dW + (u x W) . dtheta_a, du = -skew(u) dtheta_a; N constant in a step)
 // The .jnt couple includes the friction moment (-T u on node a).
 //
+// Output [MBDyn mbdyn/struct/planej.cc, PlaneHingeJoint::Output / OutputPrepare and
+// PlanePinJoint::Output]: F, M the force and couple on node a (joint_input.hpp),
+//   hinge .jnt: label, Rj_b^T F, Rj_b^T M, F, M (node b's hinge frame, as MBDyn's R2 R2h),
+//     then (10) in the orientation description d (joint_input.hpp (6)), then (11); with
+//     friction also T of (7) and the friction coefficient -mu s(omega) (MBDyn's M3 and
+//     fc->fc()): 19 columns counting the label (21 with friction; 6 more for the matrix
+//     description)
+//     (10) Rj_a^T Rj_b                          relative orientation
+//     (11) Rj_b^T (w_b - w_a)                   relative angular velocity, node b's hinge frame
+//   hinge NetCDF elem.joint.<label>: f, m, F, M, E / Phi ((10), described "global ..." as
+//     MBDyn's CreateRotationVar(name, "", od, "global") does; none for the matrix), Omega
+//     (11); MBDyn writes no friction variables (commented out in its OutputPrepare).
+//   pin .jnt: label, Rj_a^T F, Rj_a^T M, F, M (the node's hinge frame R_a Rh_a), then the
+//     Euler angles 123 of R0^T Rj_a in degrees and Rj_a^T w_a: 19 columns (MBDyn's pin has no
+//     friction; mbstep's pin friction adds no column). NetCDF: f, m, F, M (MBDyn's
+//     PlanePinJoint writes no NetCDF variables of its own).
+//
 // Deck syntax [MBDyn input manual, sections "Revolute hinge" (sec:EL:STRUCT:JOINT:
 // REVOLUTE_HINGE) and "Revolute pin" (sec:EL:STRUCT:JOINT:REVOLUTE_PIN),
 // manual/input/elements.tex] (joint_input.hpp for the sides):
 //   joint: <label>, revolute hinge, <node side a>, <node side b> [, initial theta, <angle>]
-//          [, <friction> ] ;
+//          [, <friction> ] [, orientation description, <d> ] ;
 //   joint: <label>, revolute pin, <node side>, <ground side> [, initial theta, <angle>]
 //          [, <friction> ] ;
 //   <friction> ::= friction, <average radius> [, preload, <N_0>], coulomb, <mu>
@@ -48,13 +65,16 @@ namespace mbstep::joints {
 class RevoluteJoint final : public Element {
   public:
     /// b.node < 0: revolute pin with ground point b.offset and ground frame b.R.
-    RevoluteJoint(int label, const JointSide& a, const JointSide& b, const Friction& friction = {});
+    RevoluteJoint(int label, const JointSide& a, const JointSide& b, const Friction& friction = {},
+                  OrientationOutput d = OrientationOutput::kEuler123);
 
     int num_multipliers() const override { return 5; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    NetcdfGroup NetcdfDescription() const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// revolutehinge: joint_input.hpp (3); revolutepin: joint_input.hpp (4).
     std::string MbdynLogLine(const LogLineContext& ctx) const override {
         return JointLogLine(b_.node >= 0 ? "revolutehinge" : "revolutepin", label(), a_, b_, ctx);
@@ -72,9 +92,12 @@ class RevoluteJoint final : public Element {
   private:
     /// Friction moment T of eq. (7) on side b, about u; ds = k s'(omega).
     double FrictionMoment(const ElementContext& ctx, const Vec3& u, Vec3& W, double& ks) const;
+    /// The numbers of the .jnt line after the label.
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const;
 
     JointSide a_, b_;
     Friction friction_;
+    OrientationOutput od_;
     double n_prev_{0.0};  ///< |lambda_{1..3}| of the last converged step
 };
 

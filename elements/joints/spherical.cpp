@@ -58,8 +58,9 @@ std::string SphericalJoint::MbdynLogLine(const LogLineContext& ctx) const {
         .str();
 }
 
-SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b)
-    : Element(label, b.node >= 0 ? "spherical hinge" : "spherical pin"), a_(a), b_(b) {
+SphericalJoint::SphericalJoint(int label, const JointSide& a, const JointSide& b,
+                               OrientationOutput d)
+    : Element(label, b.node >= 0 ? "spherical hinge" : "spherical pin"), a_(a), b_(b), od_(d) {
     nodes_ = {a.node};
     if (b.node >= 0) nodes_.push_back(b.node);
     set_statement("joint");
@@ -74,10 +75,42 @@ void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
     out.c_blocks = 0;
 }
 
-void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+void SphericalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
     // Force on node a: -lambda, eq. (4); no couple.
     const Eigen::Map<const Vec3> l(ctx.lambda);
-    WriteJointLine(os, label(), ctx.node[0]->R * a_.R, -l, Vec3::Zero());
+    const Mat3& Ra = ctx.node[0]->R;
+    c.clear();
+    if (b_.node < 0) {  // pin: local columns = global ones, then R_a's Euler angles 123
+        AppendReactionColumns(c, Mat3::Identity(), -l, Vec3::Zero());
+        AppendOrientationColumns(c, Ra, OrientationOutput::kEuler123);
+        return;
+    }
+    const Mat3 Rja = Ra * a_.R;
+    AppendReactionColumns(c, Rja, -l, Vec3::Zero());
+    AppendOrientationColumns(c, Rja.transpose() * (ctx.node[1]->R * b_.R), od_);  // eq. (7)
+}
+
+void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    std::vector<double> c;
+    Columns(ctx, c);
+    WriteJointColumns(os, label(), c);
+}
+
+NetcdfGroup SphericalJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty()) return g;
+    NetcdfVariable v;
+    if (b_.node < 0)
+        g.variables.push_back({"E", OutputQuantity::kDegrees, "node orientation (E123)"});
+    else if (OrientationVariable(od_, "relative orientation", v))
+        g.variables.push_back(v);
+    return g;
+}
+
+bool SphericalJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    Columns(ctx, out);
+    if (b_.node >= 0 && od_ == OrientationOutput::kOrientationMatrix) out.resize(12);
+    return true;
 }
 
 std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args) {
@@ -86,7 +119,8 @@ std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a spherical hinge needs two different nodes");
-    auto e = std::make_unique<SphericalJoint>(args.label, a, b);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    auto e = std::make_unique<SphericalJoint>(args.label, a, b, d);
     e->set_where(where);
     return e;
 }

@@ -16,9 +16,24 @@
 // with spatial increments R <- exp(skew(dtheta)) R, d(R f) = -skew(R f) dtheta.
 // The relative orientations of MBDyn's input only define the output frame (.jnt).
 //
+// Output [MBDyn mbdyn/struct/spherj.cc, SphericalHingeJoint::Output / OutputPrepare and
+// PinJoint::Output / OutputPrepare]: with F the force on node a (joint_input.hpp),
+//   hinge .jnt:  label, Rj_a^T F, 0, F, 0, then (7) in the orientation description d
+//                (joint_input.hpp (6)): 16 columns (22 for the matrix)
+//     (7) Rj_a^T Rj_b,  Rj_a = R_a Rh_a, Rj_b = R_b Rh_b     relative orientation
+//   NetCDF elem.joint.<label>: f, m, F, M, then E / Phi ("relative orientation ...") per d;
+//   the matrix description has no NetCDF variable (joint_input.hpp, OrientationVariable).
+//   pin .jnt:    label, F, 0, F, 0 (MBDyn writes the global force as the local one, the pin
+//                having no joint frame), then the node's Euler angles 123 of R_a in degrees
+//                (always 123, whatever the deck's description): 16 columns. MBDyn ends the line
+//                with an extra empty line, which mbstep does not write.
+//   NetCDF: f, m, F, M, E (MBDyn: units "rad" although the values are degrees, description
+//   "node orientation (E123)"; mbstep's unit attribute says "deg").
+//
 // Deck syntax [MBDyn input manual, sections "Spherical hinge" and "Spherical pin",
 // manual/input/elements.tex] (see joint_input.hpp for the node and ground sides):
-//   joint: <label>, spherical hinge, <node side a>, <node side b> ;
+//   joint: <label>, spherical hinge, <node side a>, <node side b>
+//          [, orientation description, <d> ] ;
 //   joint: <label>, spherical pin, <node side>, <ground side> ;
 #pragma once
 
@@ -38,13 +53,16 @@ void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const Joi
 class SphericalJoint final : public Element {
   public:
     /// b.node < 0: spherical pin with ground point b.offset.
-    SphericalJoint(int label, const JointSide& a, const JointSide& b);
+    SphericalJoint(int label, const JointSide& a, const JointSide& b,
+                   OrientationOutput d = OrientationOutput::kEuler123);
 
     int num_multipliers() const override { return 3; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    NetcdfGroup NetcdfDescription() const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// sphericalhinge: joint_input.hpp (3); sphericalpin: <label> <node> f I <node> f I
     /// (MBDyn's ReadJoint writes the node offset twice and no ground point).
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
@@ -53,7 +71,11 @@ class SphericalJoint final : public Element {
     const JointSide& side_b() const { return b_; }
 
   private:
+    /// The numbers of the .jnt line after the label.
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const;
+
     JointSide a_, b_;
+    OrientationOutput od_;
 };
 
 std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args);

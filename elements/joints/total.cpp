@@ -52,11 +52,9 @@ void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     AddOrientationRows(ar, br, Rd, rot_comp_, nrot_, npos_, ctx.lambda + npos_, out);  // (3)
 }
 
-void TotalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    // prismatic and drive hinge write the reactions only (MBDyn's drive hinge line has other
-    // columns: not written).
-    if (type() != "total joint" && type() != "total pin joint")
-        return TwoSideJoint::WriteReaction(os, ctx);
+void TotalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    if (type() == "prismatic") return TwoSideJoint::Columns(ctx, c);
+    if (type() == "drive hinge") return DriveHingeColumns(ctx, c);
     const Side a = SideA(ctx), b = SideB(ctx);
     const FrameState* na = a.ground() ? nullptr : ctx.node[0];
     const FrameState* nb = b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1];
@@ -76,17 +74,32 @@ void TotalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) cons
     const Vec3 theta = LogSO3(ar.R.transpose() * br.R);
     const Vec3 V = a.R.transpose() * (vb + b.w.cross(b.p) - va - a.w.cross(b.point() - a.x));
     const Vec3 W = ar.R.transpose() * (b.w - a.w);
-    const Vec3 Fl = s.R.transpose() * F, Ml = sr.R.transpose() * M;
-    const int p = static_cast<int>(os.precision());
-    std::string line;
-    AppendNumber(line, static_cast<long>(label()));
-    for (const Vec3* v : {&Fl, &Ml, &F, &M, &X, &theta, &V, &W}) AppendVector3(line, *v, p);
-    line.push_back('\n');
-    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+    c.clear();
+    AppendColumns(c, s.R.transpose() * F);
+    AppendColumns(c, sr.R.transpose() * M);
+    for (const Vec3* v : {&F, &M, &X, &theta, &V, &W}) AppendColumns(c, *v);
+}
+
+void TotalJoint::DriveHingeColumns(const ElementContext& ctx, std::vector<double>& c) const {
+    // MBDyn mbdyn/struct/drvhinge.cc, DriveHingeJoint::Output: the couple in node a's hinge
+    // frame, then the Euler angles 123 of Rj_a^T Rj_b in degrees and the imposed rotation
+    // vector Theta(t).
+    TwoSideJoint::Columns(ctx, c);
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const Side ar = MakeSide(ra_, a.ground() ? nullptr : ctx.node[0], a.col);
+    const Side br = MakeSide(rb_, b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1], b.col);
+    AppendOrientationColumns(c, ar.R.transpose() * br.R, OrientationOutput::kEuler123);
+    AppendColumns(c, spec_.rotation_drive.Value(ctx.t));
 }
 
 NetcdfGroup TotalJoint::NetcdfDescription() const {
     NetcdfGroup g = Element::NetcdfDescription();
+    if (!g.prefix.empty() && type() == "drive hinge") {
+        // DriveHingeJoint::OutputPrepare: Theta, the imposed rotation vector (MBDyn's
+        // Euler-angle columns have no variable).
+        g.variables.push_back({"Theta", OutputQuantity::kRadians, "Relative orientation"});
+        return g;
+    }
     if (g.prefix.empty() || (type() != "total joint" && type() != "total pin joint")) return g;
     g.variables.push_back({"X", OutputQuantity::kLength, "local relative position (x, y, z)"});
     g.variables.push_back({"Phi", OutputQuantity::kRadians,

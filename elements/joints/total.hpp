@@ -82,7 +82,20 @@ class TotalJoint final : public TwoSideJoint {
     /// orientation vector `Phi`, velocity `V` and angular velocity `Omega` of its .jnt line
     /// (total joint and total pin joint; the others write the reactions only).
     NetcdfGroup NetcdfDescription() const override;
-    void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+
+  protected:
+    /// total joints: TotalJoint::Output's 24 numbers; prismatic: the 12 reaction numbers;
+    /// drive hinge: DriveHingeColumns.
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+    /// Drops the drive hinge's Euler-angle columns, which have no NetCDF variable.
+    void NetcdfColumns(std::vector<double>& c) const override {
+        if (type() == "drive hinge" && c.size() == 18) c.erase(c.begin() + 12, c.begin() + 15);
+    }
+
+  private:
+    void DriveHingeColumns(const ElementContext& ctx, std::vector<double>& c) const;
+
+  public:
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
     ConstraintLevel row_level(int row) const override {
         return row < npos_ + nrot_ ? ConstraintLevel::kPosition : ConstraintLevel::kVelocity;

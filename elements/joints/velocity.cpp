@@ -5,9 +5,11 @@
 
 namespace mbstep::joints {
 
-AxialRotation::AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega)
+AxialRotation::AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega,
+                             OrientationOutput d)
     : TwoSideJoint(label, "axial rotation", a, b, 6, ConstraintLevel::kMixed),
-      omega_(std::move(omega)) {}
+      omega_(std::move(omega)),
+      od_(d) {}
 
 void AxialRotation::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
     const Side a = SideA(ctx), b = SideB(ctx);
@@ -31,6 +33,54 @@ void AngularVelocityJoint::Evaluate(const ElementContext& ctx, ElementBlock& out
     AddVelocityRow(u, &b, a, b, omega_->Value(ctx.t), 0, ctx.lambda[0], out);  // eq. (3)
 }
 
+void AxialRotation::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    const Side a = SideA(ctx), b = SideB(ctx);
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    c.clear();
+    AppendReactionColumns(c, b.R, F, M);
+    AppendOrientationColumns(c, a.R.transpose() * b.R, od_);
+    c.push_back(omega_->Value(ctx.t));
+    AppendColumns(c, b.R.transpose() * (ctx.node[1]->w - ctx.node[0]->w));
+}
+
+void AxialRotation::NetcdfColumns(std::vector<double>& c) const {
+    const int n = OrientationColumnCount(od_);
+    c.erase(c.begin() + 12 + n);  // Omega(t)
+    if (od_ == OrientationOutput::kOrientationMatrix) c.erase(c.begin() + 12, c.begin() + 21);
+}
+
+NetcdfGroup AxialRotation::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty()) return g;
+    NetcdfVariable v;
+    if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);
+    g.variables.push_back(
+        {"Omega", OutputQuantity::kAngularVelocity, "local relative angular velocity (x, y, z)"});
+    return g;
+}
+
+void AngularVelocityJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    Vec3 F, M;
+    FirstNodeLoad(ctx, F, M);
+    const Vec3 u = ctx.node[0]->R * n_;
+    c.clear();
+    AppendColumns(c, Vec3::Zero());
+    AppendColumns(c, Vec3(u.dot(M), 0.0, 0.0));
+    AppendColumns(c, Vec3::Zero());
+    AppendColumns(c, M);
+    AppendColumns(c, u);
+    c.push_back(omega_->Value(ctx.t));
+}
+
+NetcdfGroup AngularVelocityJoint::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (g.prefix.empty()) return g;
+    g.variables.push_back(
+        {"w", OutputQuantity::kDimensionless, "direction of imposed angular velocity"});
+    return g;
+}
+
 std::unique_ptr<Element> ReadAxialRotation(ElementReadArgs& args) {
     DeckInput& in = args.in;
     const SourceLocation where = in.Where();
@@ -40,7 +90,8 @@ std::unique_ptr<Element> ReadAxialRotation(ElementReadArgs& args) {
     if (a.node == b.node) in.Fail(b_at, "an axial rotation joint needs two different nodes");
     if (!in.HasArg()) in.Fail(in.Where(), "axial rotation: missing the angular velocity drive");
     DrivePtr omega = in.GetDrive("angular velocity");
-    auto e = std::make_unique<AxialRotation>(args.label, a, b, std::move(omega));
+    const OrientationOutput d = ReadJointOrientationDescription(in);
+    auto e = std::make_unique<AxialRotation>(args.label, a, b, std::move(omega), d);
     e->set_where(where);
     return e;
 }

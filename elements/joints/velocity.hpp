@@ -18,8 +18,20 @@
 //
 // Deck syntax [MBDyn input manual, sections "Axial rotation", "Angular velocity",
 // manual/input/joints.tex] (joint_input.hpp for the sides):
-//   joint: <label>, axial rotation, <node side a>, <node side b>, <drive Omega(t)> ;
+//   joint: <label>, axial rotation, <node side a>, <node side b>, <drive Omega(t)>
+//          [, orientation description, <d> ] ;
 //   joint: <label>, angular velocity, <node>, <direction n>, <drive Omega(t)> ;
+//
+// Output, F and M the force and couple on the first node (joint_input.hpp):
+//   axial rotation [MBDyn mbdyn/struct/planej.cc, AxialRotationJoint::Output / OutputPrepare]:
+//     .jnt: label, Rj_b^T F, Rj_b^T M (node b's hinge frame), F, M, the relative orientation
+//     Rj_a^T Rj_b in the description d (joint_input.hpp (6)), Omega(t), Rj_b^T (w_b - w_a):
+//     20 columns (26 for the matrix); NetCDF: f, m, F, M, E / Phi ("global ..."), Omega (MBDyn
+//     has no variable for Omega(t); the matrix has none in mbstep).
+//   angular velocity [MBDyn mbdyn/struct/drvj.cc, AngularVelocityJoint::Output /
+//     OutputPrepare]: .jnt: label, 0, (R n . M, 0, 0), 0, M, the direction R n, Omega(t):
+//     17 columns; NetCDF: f, m, F, M, w (MBDyn's scalar dOmega, defined before w, has no
+//     variable in mbstep: NetcdfVariable is a Vec3).
 #pragma once
 
 #include <memory>
@@ -31,14 +43,21 @@ namespace mbstep::joints {
 
 class AxialRotation final : public TwoSideJoint {
   public:
-    AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega);
+    AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega,
+                  OrientationOutput d = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    NetcdfGroup NetcdfDescription() const override;
     ConstraintLevel row_level(int row) const override {
         return row == 5 ? ConstraintLevel::kVelocity : ConstraintLevel::kPosition;
     }
 
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+    void NetcdfColumns(std::vector<double>& c) const override;
+
   private:
     DrivePtr omega_;
+    OrientationOutput od_;
 };
 
 class AngularVelocityJoint final : public TwoSideJoint {
@@ -46,6 +65,10 @@ class AngularVelocityJoint final : public TwoSideJoint {
     /// b is the node side; its frame Rh column 3 is the direction n.
     AngularVelocityJoint(int label, const JointSide& b, const Vec3& n, DrivePtr omega);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    NetcdfGroup NetcdfDescription() const override;
+
+  protected:
+    void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
 
   private:
     Vec3 n_;

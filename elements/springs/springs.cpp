@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
@@ -36,15 +37,50 @@ std::string DeformableHinge::MbdynLogLine(const LogLineContext& ctx) const {
 
 namespace {
 
-// One .jnt line: label, F and M in frame Rf (3 + 3), F and M global (3 + 3).
-void WriteLine(std::ostream& os, int label, const Mat3& Rf, const Vec3& F, const Vec3& M) {
-    const Vec3 Fl = Rf.transpose() * F, Ml = Rf.transpose() * M;
+// The .jnt numbers after the label: F and M in frame Rf (3 + 3), F and M global (3 + 3).
+std::vector<double> ReactionColumns(const Mat3& Rf, const Vec3& F, const Vec3& M) {
+    std::vector<double> c;
+    for (const Vec3& v : {Vec3(Rf.transpose() * F), Vec3(Rf.transpose() * M), F, M})
+        c.insert(c.end(), v.data(), v.data() + 3);
+    return c;
+}
+
+void Append(std::vector<double>& c, const Vec3& v) { c.insert(c.end(), v.data(), v.data() + 3); }
+
+// One .jnt line: the label, then the numbers c.
+void WriteNumbers(std::ostream& os, int label, const std::vector<double>& c) {
     const int p = static_cast<int>(os.precision());
-    char line[24 + 12 * (kMaxNumberChars + 1)];
-    char* o = FormatNumber(line, static_cast<long>(label));
-    for (const Vec3* v : {&Fl, &Ml, &F, &M}) o = FormatVector3(o, *v, p);
-    *o++ = '\n';
-    os.write(line, o - line);
+    std::string line;
+    AppendNumber(line, static_cast<long>(label));
+    char buf[kMaxNumberChars + 1];
+    for (double v : c) {
+        buf[0] = ' ';
+        const char* e = FormatNumber(buf + 1, v, p);
+        line.append(buf, static_cast<std::size_t>(e - buf));
+    }
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
+// A relative orientation R in the description d, as MBDyn's DeformableHingeJoint::Output
+// writes it (mbdyn/struct/vehj.cc): Euler angles in degrees, the rotation vector, or the
+// matrix row by row.
+void AppendOrientation(std::vector<double>& c, const Mat3& R, OrientationOutput d) {
+    constexpr double kDeg = 180.0 / M_PI;
+    switch (d) {
+        case OrientationOutput::kEuler123:
+            return Append(c, Euler123FromRotation(R) * kDeg);
+        case OrientationOutput::kEuler313:
+            return Append(c, Euler313FromRotation(R) * kDeg);
+        case OrientationOutput::kEuler321:
+            return Append(c, Euler321FromRotation(R) * kDeg);
+        case OrientationOutput::kOrientationVector:
+            return Append(c, LogSO3(R));
+        case OrientationOutput::kOrientationMatrix:
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) c.push_back(R(i, j));
+            return;
+    }
 }
 
 // An orthonormal frame whose first column is the unit vector n.
@@ -133,28 +169,56 @@ double Rod::PotentialEnergy(const ElementContext& ctx) const {
     return law_->Energy(e) * l0_;
 }
 
-void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    // Force on node a, at its attachment point, in a frame with axis 1 along the rod.
+std::vector<double> Rod::Columns(const ElementContext& ctx) const {
+    // Force on node a, at its attachment point, in a frame with axis 1 along the rod; then
+    // the length l, the unit direction d / l and the lengthening rate (eq. (2)'s l').
     ElementBlock b;
     b.Reset(2, 0, false);
     Evaluate(ctx, b);
     const FrameState& na = *ctx.node[0];
-    const Vec3 d = ctx.node[1]->x + ctx.node[1]->R * b_.offset - na.x - na.R * a_.offset;
-    WriteLine(os, label(), FrameAlong(d.normalized()), b.f.segment<3>(0), Vec3::Zero());
+    const FrameState& nb = *ctx.node[1];
+    const Vec3 pa = na.R * a_.offset, pb = nb.R * b_.offset;
+    const Vec3 d = nb.x + pb - na.x - pa;
+    const double l = d.norm();
+    const Vec3 n = d / l;
+    std::vector<double> c = ReactionColumns(FrameAlong(n), b.f.segment<3>(0), Vec3::Zero());
+    c.push_back(l);
+    Append(c, n);
+    c.push_back(n.dot(nb.v + nb.w.cross(pb) - na.v - na.w.cross(pa)));
+    return c;
+}
+
+void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    WriteNumbers(os, label(), Columns(ctx));
+}
+
+NetcdfGroup Rod::NetcdfDescription() const {
+    NetcdfGroup g = Element::NetcdfDescription();
+    if (!g.prefix.empty())
+        g.variables.push_back({"v", OutputQuantity::kLength, "direction unit vector"});
+    return g;
+}
+
+bool Rod::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    out = Columns(ctx);
+    out.erase(out.begin() + 16);  // l'
+    out.erase(out.begin() + 12);  // l
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Deformable hinge
 
 DeformableHinge::DeformableHinge(int label, const SpringSide& a, const SpringSide& b,
-                                 ConstitutiveLawPtr law)
+                                 ConstitutiveLawPtr law, OrientationOutput od)
     : Element(label, "deformable hinge"),
       a_(a),
       b_(b),
       law_(std::move(law)),
       linear_(law_->IsLinear()),
       K_(linear_ ? Mat3(law_->Stiffness()) : Mat3::Zero()),
-      C_(linear_ ? Mat3(law_->Damping()) : Mat3::Zero()) {
+      C_(linear_ ? Mat3(law_->Damping()) : Mat3::Zero()),
+      od_(od) {
     nodes_ = {a.node, b.node};
     set_statement("joint");
 }
@@ -213,12 +277,27 @@ double DeformableHinge::PotentialEnergy(const ElementContext& ctx) const {
     return law_->Energy(e);
 }
 
-void DeformableHinge::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    // Couple on node a, in its hinge frame.
+std::vector<double> DeformableHinge::Columns(const ElementContext& ctx) const {
+    // Couple on node a, in its hinge frame; then Rj_a^T Rj_b in the description od_ and, for
+    // a viscous law, Rj_a^T (w_b - w_a) (MBDyn's DeformableHingeJoint::Output).
     ElementBlock b;
     b.Reset(2, 0, false);
     Evaluate(ctx, b);
-    WriteLine(os, label(), ctx.node[0]->R * a_.R, Vec3::Zero(), b.f.segment<3>(3));
+    const Mat3 Ra = ctx.node[0]->R * a_.R, Rb = ctx.node[1]->R * b_.R;
+    std::vector<double> c = ReactionColumns(Ra, Vec3::Zero(), b.f.segment<3>(3));
+    AppendOrientation(c, Ra.transpose() * Rb, od_);
+    if (law_->IsViscous()) Append(c, Ra.transpose() * (ctx.node[1]->w - ctx.node[0]->w));
+    return c;
+}
+
+void DeformableHinge::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
+    WriteNumbers(os, label(), Columns(ctx));
+}
+
+bool DeformableHinge::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    out = Columns(ctx);
+    out.resize(12);
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,15 +357,17 @@ std::unique_ptr<Element> ReadDeformableHinge(ElementReadArgs& args) {
     const SpringSide b = ReadSide(in, true);
     if (a.node == b.node) in.Fail(b_at, "a deformable hinge needs two different nodes");
     ConstitutiveLawPtr law = in.GetConstitutiveLaw(3, "deformable hinge constitutive law");
-    const SourceLocation at_od = in.Where();
+    OrientationOutput od = OrientationOutput::kEuler123;
     if (in.IsKeyword("orientation description")) {
-        in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
-                                                  "orientation vector", "orientation matrix"});
-        in.Warn(at_od,
-                "deformable hinge 'orientation description' ignored: the .jnt line has no "
-                "relative-rotation columns");
+        const std::string o = in.GetKeyword(
+            "orientation description",
+            {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
+        if (o == "euler313") od = OrientationOutput::kEuler313;
+        if (o == "euler321") od = OrientationOutput::kEuler321;
+        if (o == "orientation vector") od = OrientationOutput::kOrientationVector;
+        if (o == "orientation matrix") od = OrientationOutput::kOrientationMatrix;
     }
-    auto e = std::make_unique<DeformableHinge>(args.label, a, b, std::move(law));
+    auto e = std::make_unique<DeformableHinge>(args.label, a, b, std::move(law), od);
     e->set_where(where);
     return e;
 }

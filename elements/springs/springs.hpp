@@ -40,7 +40,20 @@
 //          { <l0> | from nodes }, <1D law> ;
 //   joint: <label>, deformable hinge, <node a> [, position, <f_a>]
 //          [, { orientation | hinge }, <Rh_a>], <node b> [, position, <f_b>]
-//          [, { orientation | hinge }, <Rh_b>], <3D law> ;
+//          [, { orientation | hinge }, <Rh_b>], <3D law>
+//          [, orientation description, <d> ] ;
+// Output (.jnt, F and M the force and couple on node a):
+//   rod [MBDyn mbdyn/struct/rodj.cc, Rod::Output / OutputPrepare]: label, (T, 0, 0) (a frame
+//     with axis 1 along the rod), 0, F, 0, then the length l, the unit direction d / l and
+//     the lengthening rate l' = (d / l) . d': 18 columns (MBDyn appends its constitutive
+//     law's own output, nothing for the linear laws). NetCDF: f, m, F, M, v ("direction unit
+//     vector", units "m" in MBDyn; mbstep's unit attribute is the length's); MBDyn's scalars
+//     l and lP have no variable in mbstep (NetcdfVariable is a Vec3).
+//   deformable hinge [MBDyn mbdyn/struct/vehj.cc, DeformableHingeJoint::Output]: label, 0,
+//     Rj_a^T M, 0, M, then Rj_a^T Rj_b in the orientation description d (Euler angles in
+//     degrees, rotation vector, or the matrix row by row) and, for a viscous or viscoelastic
+//     law, Rj_a^T (w_b - w_a): 16 columns (19 viscous; 6 more for the matrix). NetCDF: f, m,
+//     F, M (MBDyn declares no variable of its own for it).
 //   <1D law>, <3D law>: any registered constitutive law of that dimension, or `reference,
 //   <label>` to a `constitutive law:` definition (elements/laws/linear_laws.hpp lists the
 //   linear ones). Linear laws are applied through their constant K and C.
@@ -67,11 +80,14 @@ class Rod final : public Element {
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    NetcdfGroup NetcdfDescription() const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// rod: <label> <node 1> f_1 <node 2> f_2 [ReadJoint, mbdyn/struct/joint.cc].
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
     double l0() const { return l0_; }
 
   private:
+    std::vector<double> Columns(const ElementContext& ctx) const;
     // T and its derivatives dT/de (EA) and dT/de' (C) at strain (l - l0)/l0 and rate rate.
     void Tension(double l, double rate, double& T, double& EA, double& C) const;
     SpringSide a_, b_;
@@ -83,21 +99,26 @@ class Rod final : public Element {
 
 class DeformableHinge final : public Element {
   public:
-    DeformableHinge(int label, const SpringSide& a, const SpringSide& b, ConstitutiveLawPtr law);
+    DeformableHinge(int label, const SpringSide& a, const SpringSide& b, ConstitutiveLawPtr law,
+                    OrientationOutput od = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
+    /// f, m, F, M only (MBDyn's DeformableHingeJoint declares no NetCDF variables of its own).
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// deformablehinge: <label> <node 1> f_1 R_1 <node 2> f_2 R_2 [ReadJoint, joint.cc].
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
   private:
+    std::vector<double> Columns(const ElementContext& ctx) const;
     // m and its derivatives dm/dtheta (K) and dm/dw_r (C).
     void Couple(const Vec3& theta, const Vec3& w_r, Vec3& m, Mat3& K, Mat3& C) const;
     SpringSide a_, b_;
     ConstitutiveLawPtr law_;
     bool linear_;
     Mat3 K_, C_;  // the linear law's K and C
+    OrientationOutput od_;
 };
 
 /// eq. (9): inverse left Jacobian of SO(3) at theta.

@@ -305,11 +305,14 @@ TEST_CASE("joints write one .jnt line: label, local F, M, global F, M") {
     std::istringstream is(os.str());
     std::vector<double> v;
     for (double x; is >> x;) v.push_back(x);
-    REQUIRE(v.size() == 13);
+    // MBDyn's PinJoint::Output (mbdyn/struct/spherj.cc): the 12 reaction columns with the
+    // global force as the local one, then the node's Euler angles 123 in degrees.
+    REQUIRE(v.size() == 16);
     CHECK(v[0] == 7);
-    // Force on the node -lambda; joint frame = node frame turned 90 deg about z.
-    CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-2.0, 1.0, -3.0)).norm() < 1e-12);
+    // Force on the node -lambda, written as both the local and the global force.
+    CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
     CHECK((Vec3(v[7], v[8], v[9]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
+    CHECK((Vec3(v[13], v[14], v[15]) - Vec3(0.0, 0.0, 90.0)).norm() < 1e-12);
 }
 
 TEST_CASE("total joint .jnt: reactions, then relative position, rotation, velocities (MBDyn)") {

@@ -5,10 +5,11 @@ Cases:
   heavy_top  runs examples/heavy-top (shortened with --final-time) with --netcdf and checks,
       with python3-netcdf4: the dimensions (time = the number of output steps, Vec1, Vec3), the
       variables and their attributes as MBDyn writes them (run.step, time, run.timestep;
-      node.struct.1 and its X, E, XP, Omega; elem.joint.1 and its f, m, F, M), run.step and
-      time equal the .out's output steps and times, and at the first, a middle and the last
-      step the node's values equal the .mov's columns and the joint's the .jnt's (to the
-      printed digits).
+      node.struct.1 and its X, E, XP, Omega; elem.joint.1, a spherical pin, and its f, m, F, M,
+      E), run.step and time equal the .out's output steps and times, and at the first, a
+      middle and the last step the node's values equal the .mov's columns and the joint's the
+      .jnt's (to the printed digits): f = F (MBDyn's pin writes the global force as the local
+      one), and E (the .jnt's columns 14-16) equals the node's Euler angles 123 of the .mov.
   ncdump     the same run's header as ncdump -h prints it (netcdf-bin): the dimensions, every
       variable with its shape and its units, type and description attributes.
   refused    `output results: netcdf;` and `run --netcdf` when this mbstep was built without
@@ -47,6 +48,9 @@ EXPECTED = {
     "elem.joint.1.F": (("time", "Vec3"), "Force", "Vec3", "global reaction force (FX, FY, FZ)"),
     "elem.joint.1.M": (("time", "Vec3"), "Moment", "Vec3",
                        "global reaction moment (MX, MY, MZ)"),
+    # mbdyn/struct/spherj.cc PinJoint::OutputPrepare: "E", "node orientation (E123)"; MBDyn's
+    # units attribute says "rad" for values in degrees, mbstep's says "deg".
+    "elem.joint.1.E": (("time", "Vec3"), "deg", "Vec3", "node orientation (E123)"),
 }
 KINDS = {"node.struct.1": "dynamic", "elem.joint.1": "spherical pin"}
 
@@ -115,12 +119,20 @@ def heavy_top_case(args):
                 checked += 1
         row = jnt[k][0]
         check(int(row[0]) == 1, ".jnt label %r" % row[0])
+        check(len(row) == 16, ".jnt columns %d, expected 16" % len(row))
         scale = max(abs(x) for x in row[1:13])
-        for j, var in enumerate(("f", "m", "F", "M")):
+        for c in range(3):
+            check(abs(row[1 + c] - row[7 + c]) <= rel * max(abs(row[7 + c]), 1e-3 * scale),
+                  "step %d: the pin's local force %r differs from the global %r" %
+                  (k, row[1:4], row[7:10]))
+            check(abs(row[13 + c] - mov[k][0][4 + c]) <= 1e-4 * max(abs(mov[k][0][4 + c]), 1.),
+                  "step %d: .jnt E %r, .mov E %r" % (k, row[13:16], mov[k][0][4:7]))
+        for j, var in enumerate(("f", "m", "F", "M", "E")):
             got = ds.variables["elem.joint.1." + var][k]
             for c in range(3):
                 ref = row[1 + 3 * j + c]
-                check(abs(got[c] - ref) <= rel * max(abs(ref), 1e-3 * scale),
+                tol = rel * max(abs(ref), 1e-3 * scale if var != "E" else 1.0)
+                check(abs(got[c] - ref) <= tol,
                       "step %d: elem.joint.1.%s[%d] = %r, .jnt %r" % (k, var, c, got[c], ref))
                 checked += 1
     ds.close()

@@ -244,6 +244,7 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
                                             "elem.joint.2.m",
                                             "elem.joint.2.F",
                                             "elem.joint.2.M",
+                                            "elem.joint.2.v",
                                             "elem.beam.3",
                                             "elem.beam.3.F",
                                             "elem.beam.3.M",
@@ -277,6 +278,9 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     CHECK(Text(ncid, phi, "units") == "radian");
     CHECK(Text(ncid, phi, "description") == "global orientation vector (Phi_X, Phi_Y, Phi_Z)");
     CHECK(Text(ncid, Var(ncid, "elem.joint.2.M"), "units") == "Moment");
+    // The rod's direction after .M (MBDyn's Rod::OutputPrepare, mbdyn/struct/rodj.cc; its
+    // scalars l and lP have no variable here).
+    CHECK(Text(ncid, Var(ncid, "elem.joint.2.v"), "description") == "direction unit vector");
     CHECK(Text(ncid, Var(ncid, "run.step"), "type") == "integer");
     const int bf = Var(ncid, "elem.beam.3.F");
     CHECK(Text(ncid, bf, "units") == "Force");
@@ -327,6 +331,11 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
                 for (int i = 0; i < 3; ++i) CHECK(Close(v[i], row[1 + 3 * a + i]));
             }
         }
+        // The rod's .jnt: 12 reaction numbers, l, the direction (columns 15-17), l'.
+        const auto& rod = jnt[2 * k + 1];
+        REQUIRE(rod.size() == 18);
+        const auto dir = Record(ncid, "elem.joint.2.v", k, 3);
+        for (int i = 0; i < 3; ++i) CHECK(Close(dir[i], rod[14 + i]));
         // The beam's .act line: label, F, M at its evaluation point (section frame).
         REQUIRE(act[k].size() == 7);
         CHECK(act[k][0] == 3);

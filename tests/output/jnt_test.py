@@ -1,0 +1,596 @@
+#!/usr/bin/python3
+"""The joint-specific .jnt columns and NetCDF variables, checked against the node poses.
+
+Cases:
+  joints  runs a small deck (a tilted revolute pin, a revolute hinge and a spherical hinge
+      with `orientation description, orientation vector` on a three-body chain under gravity)
+      and checks, at every output step, each joint's .jnt line against quantities computed
+      here from the .mov's node poses and angular velocities and the deck's hinge
+      orientations, in the layouts of MBDyn's Output methods (mbdyn/struct/planej.cc
+      PlanePinJoint::Output and PlaneHingeJoint::Output, mbdyn/struct/spherj.cc
+      SphericalHingeJoint::Output):
+        revolute pin:    f = Rj^T F, m = Rj^T M (Rj the node's hinge frame), Euler angles 123
+                         of R0^T Rj in degrees, Rj^T w
+        revolute hinge:  f = Rj_b^T F, m = Rj_b^T M (node b's hinge frame), Euler angles 123
+                         of Rj_a^T Rj_b (a rotation about axis 3 only: angles 1, 2 vanish),
+                         Rj_b^T (w_b - w_a), whose third component is also the rate of the
+                         hinge angle by central differences of the angle column
+        spherical hinge: f = Rj_a^T F, m = 0, M = 0, rotation vector of Rj_a^T Rj_b
+      and, when mbstep is built with NetCDF and python3-netcdf4 is installed, that
+      elem.joint.<label> holds f, m, F, M and then the extra variables with MBDyn's names,
+      units and descriptions (OutputPrepare of each), equal to the .jnt's columns record by
+      record.
+  more    the same for an axial rotation (Euler 321 description), a drive hinge, a distance
+      and an in plane joint on one pendulum, a cardano hinge with an angular velocity joint, an
+      in line joint with friction, a cardano rotation (orientation vector) and a gimbal
+      rotation: each joint's frame and extra columns (the imposed angular velocity equals
+      the relative one about the axis, the drive hinge's angles equal those of its imposed
+      rotation, the distance direction is the unit vector between the points, ...) in the
+      layouts of MBDyn's Output methods (planej.cc AxialRotationJoint, drvhinge.cc
+      DriveHingeJoint, distance.cc DistanceJoint, inplanej.cc InPlaneJoint, univj.cc
+      UniversalHingeJoint / UniversalRotationJoint, drvj.cc AngularVelocityJoint, inline.cc
+      InLineJoint, gimbal.cc GimbalRotationJoint), and their NetCDF variables.
+  friction the first deck with Coulomb friction on the revolute hinge (regularized): its line
+      gets MBDyn's friction moment M3 and coefficient fc (PlaneHingeJoint::Output), which equal
+      -mu r (N_prev + N_0) tanh(omega / omega_eps) and -mu tanh(omega / omega_eps) with N_prev
+      the norm of the previous line's reaction force and omega the Omega column about the axis
+      (friction.hpp's model), and the couple's component about the axis is -M3.
+  springs a viscoelastic rod and a viscoelastic deformable hinge (Euler 313 description):
+      the rod's length, direction and lengthening rate (also by central differences of the
+      length column over +-5 steps) and tension (f = (T, 0, 0), F = T d / l) as MBDyn's Rod::Output
+      (rodj.cc), the hinge's couple in node a's hinge frame, relative orientation and relative
+      angular velocity as DeformableHingeJoint::Output (vehj.cc), and the rod's NetCDF v.
+"""
+import argparse
+import math
+import os
+from output_case import blocks, check, output_steps, run
+
+DECK = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 3; rigid bodies: 3; joints: 3; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, 0.5, 0., 0., eye, null, null;
+    structural: 2, dynamic, 1.5, 0., 0., eye, null, null;
+    structural: 3, dynamic, 2., 0.5, 0., eye, null, null;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.2, 0.3;
+    body: 2, 2, 2., null, diag, 0.2, 0.1, 0.3;
+    body: 3, 3, 0.5, null, diag, 0.05, 0.05, 0.05;
+    joint: 1, revolute pin, 1, position, -0.5, 0., 0.,
+        orientation, euler123, 1.2, 0.3, 0.,
+        position, 0., 0., 0., orientation, euler123, 1.2, 0.3, 0.;
+    joint: 2, revolute hinge, 1, position, 0.5, 0., 0.,
+        orientation, euler123, 1.3, -0.2, 0.4,
+        2, position, -0.5, 0., 0., orientation, euler123, 1.3, -0.2, 0.4,
+        orientation description, euler123;
+    joint: 3, spherical hinge, 2, position, 0.5, 0., 0., orientation, euler123, 0.3, 0.5, -0.2,
+        3, position, 0., -0.5, 0., orientation, euler123, -0.1, 0.2, 0.6,
+        orientation description, orientation vector;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+# Hinge orientations of the deck (radians, Euler 123), per joint and side.
+RH = {1: ((1.2, 0.3, 0.), (1.2, 0.3, 0.)),
+      2: ((1.3, -0.2, 0.4), (1.3, -0.2, 0.4)),
+      3: ((0.3, 0.5, -0.2), (-0.1, 0.2, 0.6))}
+
+
+def mat(rows):
+    return [list(r) for r in rows]
+
+
+def mul(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+
+
+def tr(a):
+    return [[a[j][i] for j in range(3)] for i in range(3)]
+
+
+def mulv(a, v):
+    return [sum(a[i][k] * v[k] for k in range(3)) for i in range(3)]
+
+
+def rx(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((1, 0, 0), (0, c, -s), (0, s, c)))
+
+
+def ry(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((c, 0, s), (0, 1, 0), (-s, 0, c)))
+
+
+def rz(t):
+    c, s = math.cos(t), math.sin(t)
+    return mat(((c, -s, 0), (s, c, 0), (0, 0, 1)))
+
+
+def euler123(a):
+    return mul(mul(rx(a[0]), ry(a[1])), rz(a[2]))
+
+
+def angles123(r):
+    """Euler angles 123 (radians) of r = Rx(a1) Ry(a2) Rz(a3)."""
+    a2 = math.asin(max(-1.0, min(1.0, r[0][2])))
+    a1 = math.atan2(-r[1][2], r[2][2])
+    a3 = math.atan2(-r[0][1], r[0][0])
+    return [a1, a2, a3]
+
+
+def rotvec(r):
+    """The rotation vector of r (angle below pi)."""
+    c = max(-1.0, min(1.0, (r[0][0] + r[1][1] + r[2][2] - 1.0) / 2.0))
+    th = math.acos(c)
+    ax = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]]
+    k = 0.5 if th < 1e-8 else th / (2.0 * math.sin(th))
+    return [k * x for x in ax]
+
+
+def near(got, ref, tol, what):
+    for g, r in zip(got, ref):
+        check(abs(g - r) <= tol * max(1.0, abs(r)), "%s: %r, expected %r" % (what, got, ref))
+
+
+def nodes_of(step_rows):
+    """{label: (R, w)} from one output step of the .mov (Euler 123 in degrees)."""
+    out = {}
+    for row in step_rows:
+        r = euler123([math.radians(x) for x in row[4:7]])
+        out[int(row[0])] = (r, row[10:13])
+    return out
+
+
+def joints_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "joints.mbd")
+    with open(deck, "w") as f:
+        f.write(DECK % {"netcdf": "output results: netcdf;" if args.with_netcdf else ""})
+    prefix = os.path.join(args.work_dir, "joints")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    tol = 2e-4  # the .mov's and .jnt's six digits, through products of rotations
+    hinge_angle, hinge_rate, checked = [], [], 0
+    for k in range(len(steps)):
+        n = nodes_of(mov[k])
+        rows = {int(r[0]): r for r in jnt[k]}
+        check(sorted(rows) == [1, 2, 3], "step %d: joint labels %r" % (k, sorted(rows)))
+        for lab, row in rows.items():
+            F, M = row[7:10], row[10:13]
+            ra, rb = (euler123(x) for x in RH[lab])
+            if lab == 1:  # revolute pin: node 1, ground frame R0 = rb
+                rj = mul(n[1][0], ra)
+                check(len(row) == 19, "revolute pin: %d columns, expected 19" % len(row))
+                near(row[1:4], mulv(tr(rj), F), tol, "pin f")
+                near(row[4:7], mulv(tr(rj), M), tol, "pin m")
+                near(row[13:16], [math.degrees(x) for x in angles123(mul(tr(rb), rj))], 1e-3,
+                     "pin E")
+                near(row[16:19], mulv(tr(rj), n[1][1]), tol, "pin Omega")
+            elif lab == 2:  # revolute hinge: nodes 1, 2
+                rja, rjb = mul(n[1][0], ra), mul(n[2][0], rb)
+                check(len(row) == 19, "revolute hinge: %d columns, expected 19" % len(row))
+                near(row[1:4], mulv(tr(rjb), F), tol, "hinge f")
+                near(row[4:7], mulv(tr(rjb), M), tol, "hinge m")
+                e = [math.degrees(x) for x in angles123(mul(tr(rja), rjb))]
+                near(row[13:16], e, 1e-3, "hinge E")
+                near(row[13:15], [0.0, 0.0], 1e-3, "hinge E about axes 1, 2")
+                w = [b - a for a, b in zip(n[1][1], n[2][1])]
+                near(row[16:19], mulv(tr(rjb), w), tol, "hinge Omega")
+                hinge_angle.append(math.radians(row[15]))
+                hinge_rate.append(row[18])
+            else:  # spherical hinge, orientation vector
+                rja, rjb = mul(n[2][0], ra), mul(n[3][0], rb)
+                check(len(row) == 16, "spherical hinge: %d columns, expected 16" % len(row))
+                near(row[1:4], mulv(tr(rja), F), tol, "spherical f")
+                near(row[4:7] + row[10:13], [0.0] * 6, 1e-12, "spherical m, M")
+                near(row[13:16], rotvec(mul(tr(rja), rjb)), 1e-4, "spherical Phi")
+            checked += 1
+    # The hinge angle's rate by central differences equals the Omega column about axis 3.
+    times = [t for (_, t, _) in steps]
+    moved = max(abs(a - hinge_angle[0]) for a in hinge_angle)
+    check(moved > 0.05, "the hinge barely turned (%g rad): a weak test" % moved)
+    for k in range(1, len(times) - 1):
+        rate = (hinge_angle[k + 1] - hinge_angle[k - 1]) / (times[k + 1] - times[k - 1])
+        check(abs(rate - hinge_rate[k]) <= 1e-2 * max(1.0, abs(hinge_rate[k])),
+              "step %d: hinge angle rate %g, Omega_3 %g" % (k, rate, hinge_rate[k]))
+    print("joints: %d .jnt lines equal the quantities from the .mov; hinge angle turned %.3f rad"
+          % (checked, moved))
+    if args.with_netcdf:
+        netcdf_check(prefix, jnt)
+
+
+# MBDyn's extra variables after f, m, F, M: (name, units, description), per joint label.
+EXTRA = {
+    1: [],  # PlanePinJoint writes no NetCDF variables of its own
+    2: [("E", "deg", "global orientation Euler angles (123) (E_X, E_Y, E_Z)"),
+        ("Omega", "Angular velocity", "local relative angular velocity (x, y, z)")],
+    3: [("Phi", "radian", "relative orientation orientation vector (Phi_X, Phi_Y, Phi_Z)")],
+}
+KINDS = {1: "revolute pin", 2: "revolute hinge", 3: "spherical hinge"}
+
+
+def netcdf_check(prefix, jnt):
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    checked = 0
+    for lab, extra in EXTRA.items():
+        base = "elem.joint.%d" % lab
+        check(ds.variables[base].getncattr("type") == KINDS[lab], base + " type")
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ("f", "m", "F", "M")] + [base + "." + e[0] for e in extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+        for j, (name, units, desc) in enumerate(extra):
+            v = ds.variables[base + "." + name]
+            got = (v.getncattr("units"), v.getncattr("type"), v.getncattr("description"))
+            check(got == (units, "Vec3", desc), "%s.%s attributes %r" % (base, name, got))
+            for k in range(len(jnt)):
+                row = {int(r[0]): r for r in jnt[k]}[lab]
+                ref = row[13 + 3 * j:16 + 3 * j]
+                near(list(v[k]), ref, 1e-5, "%s.%s record %d" % (base, name, k))
+                checked += 3
+    ds.close()
+    print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
+
+
+MORE = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 5; rigid bodies: 5; joints: 10; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, null, eye, null, null;
+    structural: 2, dynamic, null, eye, null, %(w2)s;
+    structural: 3, dynamic, 1., 0., 0., eye, null, 0., 0., 0.5;
+    structural: 4, dynamic, 0., -1., 0., eye, null, null;
+    structural: 5, dynamic, 0., 0., -1., eye, null, null;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 2, 2, 1., null, diag, 0.1, 0.2, 0.3;
+    body: 3, 3, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 4, 4, 1., 0.3, 0., 0., diag, 0.1, 0.2, 0.3;
+    body: 5, 5, 1., null, diag, 0.1, 0.1, 0.1;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, axial rotation, 1, position, null, orientation, euler123, 0.3, 0.2, 0.,
+        2, position, null, orientation, euler123, 0.3, 0.2, 0., const, 2.,
+        orientation description, euler321;
+    joint: 3, drive hinge, 1, hinge, eye, 3, hinge, eye, single, 0., 0., 1., linear, 0., 0.5;
+    joint: 4, distance, 1, position, null, 3, position, null, from nodes;
+    joint: 5, in plane, 1, position, null, 0., 1., 0., 3, offset, null;
+    joint: 6, cardano hinge, 1, position, 0., -1., 0., 4, position, null;
+    joint: 7, angular velocity, 4, 0., 0., 1., linear, 0., 1.;
+    joint: 8, in line, 1, position, 0., 0., -1., orientation, euler123, 0.5, 0., 0.,
+        5, offset, null, friction, preload, 1., coulomb, 0.2, regularization, 0.1;
+    joint: 9, cardano rotation, 1, hinge, eye, 5, hinge, eye,
+        orientation description, orientation vector;
+    joint: 10, gimbal rotation, 1, hinge, eye, 5, hinge, eye;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+
+def angles321(r):
+    """Euler angles 321 (radians) of r = Rz(a3) Ry(a2) Rx(a1)."""
+    a2 = -math.asin(max(-1.0, min(1.0, r[2][0])))
+    a1 = math.atan2(r[2][1], r[2][2])
+    a3 = math.atan2(r[1][0], r[0][0])
+    return [a1, a2, a3]
+
+
+def col(r, j):
+    return [r[i][j] for i in range(3)]
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def friction_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "friction.mbd")
+    text = DECK % {"netcdf": ""}
+    text = text.replace("        orientation description, euler123;",
+                        "        friction, 0.05, preload, 30., coulomb, 0.3, regularization, 0.5,\n"
+                        "        orientation description, euler123;")
+    check("friction" in text, "no friction in the deck")
+    with open(deck, "w") as f:
+        f.write(text)
+    prefix = os.path.join(args.work_dir, "friction")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    jnt = blocks(prefix + ".jnt", len(steps))
+    mu, r, n0, eps = 0.3, 0.05, 30.0, 0.5
+    prev = None
+    worst = 0.0
+    for k in range(len(steps)):
+        row = {int(x[0]): x for x in jnt[k]}[2]
+        check(len(row) == 21, "revolute hinge with friction: %d columns, expected 21" % len(row))
+        s = math.tanh(row[18] / eps)
+        near([row[20]], [-mu * s], 1e-4, "step %d: friction coefficient" % k)
+        near([row[6]], [-row[19]], 1e-4, "step %d: couple about the axis = -M3" % k)
+        if prev is not None:  # N from the previous converged step's reaction
+            nprev = math.sqrt(dot(prev[7:10], prev[7:10]))
+            near([row[19]], [-mu * r * (nprev + n0) * s], 1e-4, "step %d: friction moment" % k)
+            worst = max(worst, abs(row[19]))
+        prev = row
+    check(worst > 1e-2, "the friction moment stayed below 1e-2: a weak test")
+    print("friction: %d steps, M3 and fc equal the friction model's (largest |M3| %.3g N m)" %
+          (len(steps), worst))
+
+
+def more_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "more.mbd")
+    axis = col(euler123((0.3, 0.2, 0.)), 2)
+    with open(deck, "w") as f:
+        f.write(MORE % {"netcdf": "output results: netcdf;" if args.with_netcdf else "",
+                        "w2": ", ".join("%.17g" % (2.0 * x) for x in axis)})
+    prefix = os.path.join(args.work_dir, "more")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    pos = {}
+    tol = 2e-4
+    counts = {1: 13, 2: 20, 3: 19, 4: 17, 5: 13, 6: 16, 7: 17, 8: 15, 9: 16, 10: 13}
+    slid = []
+    for k, (_, t, _) in enumerate(steps):
+        n = nodes_of(mov[k])
+        for row in mov[k]:
+            pos[int(row[0])] = row[1:4]
+        rows = {int(r[0]): r for r in jnt[k]}
+        check(sorted(rows) == sorted(counts), "step %d: joint labels %r" % (k, sorted(rows)))
+        for lab, row in rows.items():
+            check(len(row) == counts[lab], "joint %d: %d columns, expected %d" %
+                  (lab, len(row), counts[lab]))
+        eye = euler123((0., 0., 0.))
+        # axial rotation: node b's hinge frame, Euler 321 of Rj_a^T Rj_b, Omega(t), Omega.
+        rh = euler123((0.3, 0.2, 0.))
+        r, rja, rjb = rows[2], mul(n[1][0], rh), mul(n[2][0], rh)
+        near(r[1:4], mulv(tr(rjb), r[7:10]), tol, "axial rotation f")
+        near(r[4:7], mulv(tr(rjb), r[10:13]), tol, "axial rotation m")
+        near(r[13:16], [math.degrees(x) for x in angles321(mul(tr(rja), rjb))], 1e-3,
+             "axial rotation E321")
+        near([r[16]], [2.0], 1e-12, "axial rotation Omega(t)")
+        w = [b - a for a, b in zip(n[1][1], n[2][1])]
+        near(r[17:20], mulv(tr(rjb), w), tol, "axial rotation Omega")
+        near([r[19]], [2.0], 1e-4, "axial rotation Omega about the axis")
+        # drive hinge: node 1's frame, Euler 123 of R_1^T R_3 = those of the imposed rotation.
+        r = rows[3]
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-9, "drive hinge f, F")
+        near(r[4:7], mulv(tr(n[1][0]), r[10:13]), tol, "drive hinge m")
+        near(r[16:19], [0., 0., 0.5 * t], 1e-9, "drive hinge Theta")
+        near(r[13:16], [math.degrees(x) for x in angles123(rz(0.5 * t))], 1e-3,
+             "drive hinge E = the imposed rotation's")
+        near(r[13:16], [math.degrees(x) for x in angles123(mul(tr(n[1][0]), n[3][0]))], 1e-3,
+             "drive hinge E")
+        # distance: the multiplier per unit length, the unit direction, the length.
+        r = rows[4]
+        d = [b - a for a, b in zip(pos[1], pos[3])]
+        near(r[13:16], [x / r[16] for x in d], tol, "distance direction")
+        near([r[16]], [1.0], 1e-12, "distance length")
+        near([r[1]], [dot(r[7:10], d) / dot(d, d)], tol, "distance f")
+        near(r[2:4], [0.0, 0.0], 1e-12, "distance f_2, f_3")
+        # in plane: the normal force as f_1.
+        r = rows[5]
+        near([r[1]], [dot(r[7:10], col(n[1][0], 1))], tol, "in plane f")
+        near(r[2:4], [0.0, 0.0], 1e-12, "in plane f_2, f_3")
+        # cardano hinge: node 1's hinge frame, (v . M, 0, 0), Euler 123 of Rj_b^T Rj_a.
+        r = rows[6]
+        v = cross(col(n[4][0], 1), col(n[1][0], 2))
+        near(r[1:4], mulv(tr(n[1][0]), r[7:10]), tol, "cardano hinge f")
+        near(r[4:7], [dot(v, r[10:13]), 0.0, 0.0], tol, "cardano hinge m")
+        near(r[13:16], [math.degrees(x) for x in angles123(mul(tr(n[4][0]), n[1][0]))], 1e-3,
+             "cardano hinge E")
+        # angular velocity: the direction R n, Omega(t) = t, and w . R n = Omega(t).
+        r = rows[7]
+        u = col(n[4][0], 2)
+        near(r[13:16], u, tol, "angular velocity direction")
+        near([r[16]], [t], 1e-9, "angular velocity Omega(t)")
+        near([dot(n[4][1], u)], [t], 1e-4, "angular velocity w . R n")
+        near(r[4:7], [dot(u, r[10:13]), 0.0, 0.0], tol, "angular velocity m")
+        # in line: the line frame, then the friction force and coefficient (|fc| <= mu).
+        r = rows[8]
+        rl = mul(n[1][0], euler123((0.5, 0., 0.)))
+        near(r[1:4], mulv(tr(rl), r[7:10]), tol, "in line f")
+        check(abs(r[14]) <= 0.2 + 1e-12, "in line friction coefficient %g" % r[14])
+        slid.append(dot([b - a for a, b in zip(pos[1], pos[5])], col(rl, 2)))
+        # cardano rotation: no force, (v . M, 0, 0), rotation vector of R_5^T R_1.
+        r = rows[9]
+        v = cross(col(n[5][0], 1), col(n[1][0], 2))
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-12, "cardano rotation f, F")
+        near(r[4:7], [dot(v, r[10:13]), 0.0, 0.0], tol, "cardano rotation m")
+        near(r[13:16], rotvec(mul(tr(n[5][0]), n[1][0])), 1e-4, "cardano rotation Phi")
+        # gimbal rotation: the couple in node 1's frame (not its hinge frame).
+        r = rows[10]
+        near(r[4:7], mulv(tr(n[1][0]), r[10:13]), tol, "gimbal m")
+    check(abs(slid[-1] - slid[0]) > 1e-3, "the in line joint did not slide")
+    print("more: %d steps, every joint's columns equal the quantities from the .mov" %
+          len(steps))
+    if args.with_netcdf:
+        more_netcdf_check(prefix, jnt)
+
+
+# label: (type, [(name, units, description, first .jnt column)]) after f, m, F, M.
+MORE_EXTRA = {
+    1: ("clamp", []),
+    2: ("axial rotation",
+        [("E", "deg", "global orientation Euler angles (321) (E_X, E_Y, E_Z)", 13),
+         ("Omega", "Angular velocity", "local relative angular velocity (x, y, z)", 17)]),
+    3: ("drive hinge", [("Theta", "radian", "Relative orientation", 16)]),
+    4: ("distance", [("V", "-", "constrained distance direction unit vector (x, y, z)", 13)]),
+    5: ("in plane", []),
+    6: ("cardano hinge", []),
+    7: ("angular velocity", [("w", "-", "direction of imposed angular velocity", 13)]),
+    8: ("in line", []),
+    9: ("cardano rotation",
+        [("Phi", "radian", "global orientation vector (Phi_X, Phi_Y, Phi_Z)", 13)]),
+    10: ("gimbal rotation", []),
+}
+
+
+def more_netcdf_check(prefix, jnt):
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    checked = 0
+    for lab, (kind, extra) in MORE_EXTRA.items():
+        base = "elem.joint.%d" % lab
+        check(ds.variables[base].getncattr("type") == kind, base + " type")
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ("f", "m", "F", "M")] + [base + "." + e[0] for e in extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+        for name, units, desc, first in extra:
+            v = ds.variables[base + "." + name]
+            got = (v.getncattr("units"), v.getncattr("type"), v.getncattr("description"))
+            check(got == (units, "Vec3", desc), "%s.%s attributes %r" % (base, name, got))
+            for k in range(len(jnt)):
+                row = {int(r[0]): r for r in jnt[k]}[lab]
+                near(list(v[k]), row[first:first + 3], 1e-5, "%s.%s record %d" % (base, name, k))
+                checked += 3
+    ds.close()
+    print("NetCDF: %d extra values equal the .jnt columns record by record" % checked)
+
+
+SPRINGS = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.3; time step: 1e-3;
+    method: ms, 0.6; tolerance: 1e-10; max iterations: 20; end: initial value;
+begin: control data; structural nodes: 3; rigid bodies: 3; joints: 4; gravity;
+%(netcdf)s
+end: control data;
+begin: nodes;
+    structural: 1, dynamic, null, eye, null, null;
+    structural: 2, dynamic, 0.1, 0., -1., eye, null, null;
+    structural: 3, dynamic, null, eye, null, 1., 2., 0.5;
+end: nodes;
+begin: elements;
+    body: 1, 1, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 2, 2, 1., null, diag, 0.1, 0.1, 0.1;
+    body: 3, 3, 1., 0.2, 0., -0.3, diag, 0.1, 0.2, 0.3;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, rod, 1, 2, from nodes, linear viscoelastic, 500., 5.;
+    joint: 3, spherical hinge, 1, position, null, 3, position, null;
+    joint: 4, deformable hinge, 1, hinge, euler123, 0.2, 0.1, 0.3, 3, hinge, euler123, 0.2, 0.1,
+        0.3, linear viscoelastic isotropic, 20., 0.5, orientation description, euler313;
+    gravity: uniform, 0., 0., -1., 9.81;
+end: elements;
+"""
+
+
+def angles313(r):
+    """Euler angles 313 (radians) of r = Rz(a1) Rx(a2) Rz(a3)."""
+    a2 = math.acos(max(-1.0, min(1.0, r[2][2])))
+    a1 = math.atan2(r[0][2], -r[1][2])
+    a3 = math.atan2(r[2][0], r[2][1])
+    return [a1, a2, a3]
+
+
+def springs_case(args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    deck = os.path.join(args.work_dir, "springs.mbd")
+    with open(deck, "w") as f:
+        f.write(SPRINGS % {"netcdf": "output results: netcdf;" if args.with_netcdf else ""})
+    prefix = os.path.join(args.work_dir, "springs")
+    run([args.mbstep, "run", deck, "-o", prefix, "--quiet"])
+    steps = output_steps(prefix)
+    check(len(steps) > 10, "fewer than 10 output steps")
+    mov = blocks(prefix + ".mov", len(steps))
+    jnt = blocks(prefix + ".jnt", len(steps))
+    tol = 2e-4
+    rh = euler123((0.2, 0.1, 0.3))
+    length, rate = [], []
+    for k in range(len(steps)):
+        n = nodes_of(mov[k])
+        pos = {int(row[0]): row[1:4] for row in mov[k]}
+        rows = {int(r[0]): r for r in jnt[k]}
+        r = rows[2]
+        check(len(r) == 18, "rod: %d columns, expected 18" % len(r))
+        d = [b - a for a, b in zip(pos[1], pos[2])]
+        l = math.sqrt(dot(d, d))
+        near([r[13]], [l], 1e-5, "rod length")
+        near(r[14:17], [x / l for x in d], tol, "rod direction")
+        near(r[7:10], [r[1] * x / l for x in d], tol, "rod F = T d / l")
+        near(r[2:7] + r[10:13], [0.0] * 8, 1e-9, "rod f_2, f_3, m, M")
+        length.append(r[13])
+        rate.append(r[17])
+        r = rows[4]
+        check(len(r) == 19, "deformable hinge: %d columns, expected 19" % len(r))
+        rja, rjb = mul(n[1][0], rh), mul(n[3][0], rh)
+        near(r[1:4] + r[7:10], [0.0] * 6, 1e-12, "deformable hinge f, F")
+        near(r[4:7], mulv(tr(rja), r[10:13]), tol, "deformable hinge m")
+        near(r[13:16], [math.degrees(x) for x in angles313(mul(tr(rja), rjb))], 1e-3,
+             "deformable hinge E313")
+        w = [b - a for a, b in zip(n[1][1], n[3][1])]
+        near(r[16:19], mulv(tr(rja), w), tol, "deformable hinge relative angular velocity")
+    times = [t for (_, t, _) in steps]
+    check(max(length) - min(length) > 1e-4, "the rod did not stretch")
+    for k in range(5, len(times) - 5):
+        fd = (length[k + 5] - length[k - 5]) / (times[k + 5] - times[k - 5])
+        # the length column's six digits (1e-5 here) over 10 ms, and the truncation error
+        check(abs(fd - rate[k]) <= 2e-3 + 2e-2 * abs(rate[k]),
+              "step %d: rod length rate %g, column %g" % (k, fd, rate[k]))
+    print("springs: %d steps, the rod's and the deformable hinge's columns equal the quantities "
+          "from the .mov" % len(steps))
+    if not args.with_netcdf:
+        return
+    try:
+        import netCDF4
+    except ImportError:
+        print("NetCDF part skipped: python3-netcdf4 is not installed")
+        return
+    ds = netCDF4.Dataset(prefix + ".nc")
+    ds.set_auto_mask(False)
+    for lab, extra in ((2, ["v"]), (4, [])):
+        base = "elem.joint.%d" % lab
+        names = [v for v in ds.variables if v.startswith(base + ".")]
+        want = [base + "." + x for x in ["f", "m", "F", "M"] + extra]
+        check(names == want, "%s variables %r, expected %r" % (base, names, want))
+    v = ds.variables["elem.joint.2.v"]
+    check(v.getncattr("description") == "direction unit vector", "rod v description")
+    for k in range(len(jnt)):
+        row = {int(r[0]): r for r in jnt[k]}[2]
+        near(list(v[k]), row[14:17], 1e-5, "elem.joint.2.v record %d" % k)
+        near(list(ds.variables["elem.joint.2.M"][k]), row[10:13], 1e-5, "rod M record %d" % k)
+    ds.close()
+    print("NetCDF: the rod's v equals the .jnt's direction record by record")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", choices=["joints", "more", "springs", "friction"])
+    p.add_argument("--mbstep", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--with-netcdf", choices=["ON", "OFF"], required=True)
+    args = p.parse_args()
+    args.with_netcdf = args.with_netcdf == "ON"
+    {"joints": joints_case, "more": more_case, "springs": springs_case,
+     "friction": friction_case}[args.case](args)
+
+
+if __name__ == "__main__":
+    main()
