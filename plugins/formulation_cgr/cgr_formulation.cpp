@@ -79,7 +79,11 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
     state_ptr_offset_.resize(elems.size());
     int ptrs = 0;
     for (size_t e = 0; e < elems.size(); ++e) {
-        const int m = elems[e]->num_multipliers();
+        // Elements on abstract nodes (the Lagrangian contract) are not this formulation's: a
+        // model with both node kinds runs on MixedFormulation, which evaluates them and owns
+        // their multipliers (mixed_formulation.hpp).
+        const bool lagrangian = !elems[e]->abstract_nodes().empty();
+        const int m = lagrangian ? 0 : elems[e]->num_multipliers();
         if (m > ElementBlock::kMaxMultipliers ||
             static_cast<int>(elems[e]->nodes().size()) > ElementBlock::kMaxNodes)
             throw RunError("element " + std::to_string(elems[e]->label()) +
@@ -116,7 +120,7 @@ CgrFormulation::CgrFormulation(const Model& model, bool rereference_at_predictio
         state_ptr_offset_[e] = ptrs;
         ptrs += static_cast<int>(elems[e]->nodes().size());
         const bool folded = folds(*elems[e]) && nodes_[en[0]].weighted;
-        if ((elems[e]->HasContribution() || m > 0) && !folded)
+        if ((elems[e]->HasContribution() || m > 0) && !folded && !lagrangian)
             active_elements_.push_back(static_cast<int>(e));
     }
     n_ = off;

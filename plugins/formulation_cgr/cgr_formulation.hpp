@@ -55,6 +55,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -114,6 +115,35 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
 
     /// Offset of node i's dofs (tests).
     int node_offset(int i) const { return nodes_[i].offset; }
+
+    // For MixedFormulation (mixed_formulation.hpp), which holds this formulation for the
+    // structural part of a model with abstract nodes too.
+    /// Newton index of node i's x' (its force rows follow the same numbering).
+    int node_row(int i) const { return nodes_[i].row; }
+    /// Factor of node i's force rows (RowFactor): c for dynamic nodes of `cgr velocity`.
+    double node_row_factor(int i, double c) const { return RowFactor(nodes_[i], c); }
+    /// Whether node i has momenta (a dynamic node: its accelerations are unknowns of the
+    /// initial-derivative solve).
+    bool node_dynamic(int i) const { return nodes_[i].dynamic; }
+    /// y or y' were written from outside (the node states are recomputed when next needed).
+    void StateChanged() { states_dirty_ = true; }
+    /// Node states at the current y, y' (node_states() after StateChanged()).
+    const std::vector<FrameState>& CurrentStates() {
+        ComputeStates();
+        return states_;
+    }
+    /// Unknowns and equations that a model with abstract nodes adds to the initial-derivative
+    /// solve (cgr_initial_derivatives.cpp), numbered from `base` on: node i's accelerations
+    /// (a, alpha) are unknowns 6 i ... 6 i + 5 and its force and moment rows the same rows.
+    struct InitialCoupling {
+        int unknowns{0};
+        std::function<void(int base, const std::vector<FrameState>& states,
+                           std::vector<Eigen::Triplet<double>>& triplets, Eigen::VectorXd& rhs)>
+            assemble;
+        /// The solved values of the added unknowns.
+        std::function<void(const Eigen::VectorXd& solution)> accept;
+    };
+    int SolveInitialDerivatives(const SolverSettings& s, double h, const InitialCoupling* coupling);
 
   private:
     // One node's data, 640 bytes on ten cache lines (alignas: the node passes stream it, and

@@ -21,7 +21,12 @@ namespace mbstep::cgr {
 // gamma' = (w x S) x v + S x a + J alpha + w x (J w). MBDyn's regularised derivative phase
 // omits the velocity-product terms (its multipliers miss centripetal contributions); the
 // `derivatives ...` statements are accepted and this exact solve replaces it.
-int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double /*h*/) {
+int CgrFormulation::SolveInitialDerivatives(const SolverSettings& s, double h) {
+    return SolveInitialDerivatives(s, h, nullptr);
+}
+
+int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double /*h*/,
+                                            const InitialCoupling* coupling) {
     // A static model has no initial derivatives: its load path starts at rest (y' = 0, set at
     // construction), and the multipliers stay 0 until the first step's equilibrium (the
     // initial configuration need not be one).
@@ -37,7 +42,8 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             moff[e] = node_dofs + nm;
             nm += elements_[e].m;
         }
-    const int N = node_dofs + nm;
+    const int extra = coupling ? coupling->unknowns : 0;
+    const int N = node_dofs + nm + extra;
     std::vector<Eigen::Triplet<double>> trip;
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
     for (int i = 0; i < nn; ++i) {
@@ -62,6 +68,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     for (size_t e = 0; e < elems.size(); ++e) {
         const Element& el = *elems[e];
         if (!el.HasContribution() && elements_[e].m == 0) continue;
+        if (!el.abstract_nodes().empty()) continue;  // the coupling's (InitialCoupling)
         const auto& en = el.nodes();
         const int k = static_cast<int>(en.size());
         const int m = elements_[e].m;
@@ -110,6 +117,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
             if (velocity_row[j]) acc[j] = first[j];
         rhs.segment(moff[e], m) -= acc;
     }
+    if (coupling) coupling->assemble(node_dofs + nm, states_, trip, rhs);
     Eigen::SparseMatrix<double> A(N, N);
     A.setFromTriplets(trip.begin(), trip.end());
     A.makeCompressed();
@@ -152,6 +160,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         if (elements_[e].m > 0)
             y_.segment(elements_[e].mult_offset, elements_[e].m) =
                 sol.segment(moff[e], elements_[e].m);
+    if (coupling) coupling->accept(sol.tail(extra));
     for (NodeData& nd : nodes_) nd.elim_valid = false;
     states_dirty_ = true;
     return 1;

@@ -2,6 +2,7 @@
 #include "cgr_velocity_formulation.hpp"
 #include "lagrangian_formulation.hpp"
 #include "mbstep/plugin/registry.hpp"
+#include "mixed_formulation.hpp"
 
 MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     if (abi != mbstep::kPluginAbi) return 1;
@@ -16,7 +17,13 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
     // Abstract nodes: the momentum form of lagrangian_formulation.hpp (the momenta stay
     // unknowns there: with a singular T_vv they cannot be eliminated).
     d.supports_abstract_nodes = true;
+    // Beside structural nodes (mixed_formulation.hpp): the structural momenta eliminated, the
+    // abstract ones unknowns.
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        if (!m.abstract_nodes().empty() && !m.nodes().empty())
+            return std::make_unique<mbstep::cgr::MixedFormulation>(
+                m,
+                std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kEliminated));
         if (!m.abstract_nodes().empty())
             return std::make_unique<mbstep::cgr::LagrangianFormulation>(m, "cgr velocity");
         return std::make_unique<CgrFormulation>(m, false, CgrFormulation::Momenta::kEliminated);
@@ -27,6 +34,10 @@ MBSTEP_PLUGIN_EXPORT int mbstep_register(mbstep::Registry& r, int abi) {
         "cgr velocity with cgr's force and moment rows unscaled (a ~1/(b0 h) stricter Newton "
         "test on the momenta; round-off floor eps |p| / (b0 h))";
     d.make = [](const mbstep::Model& m) -> std::unique_ptr<mbstep::Formulation> {
+        if (!m.abstract_nodes().empty() && !m.nodes().empty())
+            return std::make_unique<mbstep::cgr::MixedFormulation>(
+                m, std::make_unique<CgrFormulation>(m, false,
+                                                    CgrFormulation::Momenta::kEliminatedUnscaled));
         if (!m.abstract_nodes().empty())
             return std::make_unique<mbstep::cgr::LagrangianFormulation>(m, "cgr velocity unscaled");
         return std::make_unique<CgrFormulation>(m, false,

@@ -27,17 +27,20 @@ BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& sni
                               const Registry& registry) {
     std::ostringstream deck;
     deck << std::setprecision(17);
-    // Genels act on abstract nodes: their models have no structural node (`cgr` refuses the
-    // mix); the other statements get the three structural test nodes.
+    // Genels act on abstract nodes: their models have no structural node unless the snippet
+    // names `positions` of structural nodes (then they have both kinds); the other statements
+    // get the three structural test nodes.
     const bool abstract = Registry::Normalize(d.statement) == "genel";
+    const bool structural = !abstract || snippet.find("positions") != std::string::npos;
     deck << "begin: data; problem: initial value; end: data;\n"
          << "begin: initial value; initial time: 0.; final time: 1.; time step: 1.e-3;\n"
          << "end: initial value;\n"
-         << "begin: control data; " << (abstract ? "abstract nodes: 3; " : "structural nodes: 3; ")
+         << "begin: control data; " << (abstract ? "abstract nodes: 3; " : "")
+         << (structural ? "structural nodes: 3; " : "")
          << CountKeyword(Registry::Normalize(d.statement))
          << "\nend: control data;\nbegin: nodes;\n";
     for (const StructuralNode& n : TestNodes()) {
-        if (abstract) break;
+        if (!structural) break;
         deck << "structural: " << n.label << ", "
              << (n.kind == NodeKind::kStatic ? "static" : "dynamic") << ", " << n.initial.x[0]
              << ", " << n.initial.x[1] << ", " << n.initial.x[2] << ", matr";

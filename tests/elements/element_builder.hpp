@@ -24,7 +24,8 @@ struct BuiltElement {
 
 /// Reads `snippet` (label 1) in a model with dynamic nodes 1, 2 and static node 3 (`genel`
 /// snippets, with the deck reader: abstract nodes 1, 2, 3 at values 0.7, 0.4, -0.3, rates 0.2,
-/// -0.5, 0.9 and no structural node). Throws DeckError on malformed input.
+/// -0.5, 0.9, and the structural nodes only if the snippet names `positions`). Throws
+/// DeckError on malformed input.
 BuiltElement BuildFromSnippet(const ElementDescriptor& d, const std::string& snippet,
                               const Registry& registry);
 

@@ -150,18 +150,24 @@ TEST_CASE("lagrangian genel: formulations without abstract-node equations refuse
         CHECK(d.supports_abstract_nodes == (cgr_family || d.name == "lagrangian"));
     }
     const Deck deck = ReadText(kCoupled);
-    // With structural nodes too: refused by the formulation, naming the reason.
+    // With structural nodes too: the formulation `lagrangian` refuses, naming the reason and
+    // what runs the model; the `cgr` family runs it (tests/regression/mixed_nodes_test.cpp).
     Deck mixed = ReadText(kCoupled);
     StructuralNode n;
     n.label = 1;
+    n.kind = NodeKind::kStatic;
     mixed.model.AddNode(n);
     try {
-        GlobalRegistry().FindFormulation("cgr")->make(mixed.model);
+        GlobalRegistry().FindFormulation("lagrangian")->make(mixed.model);
         FAIL("no error");
     } catch (const RunError& e) {
         CHECK(std::string(e.what()).find("together with structural nodes are not supported") !=
               std::string::npos);
+        CHECK(std::string(e.what()).find("`cgr` family") != std::string::npos);
     }
+    auto f = GlobalRegistry().FindFormulation("cgr")->make(mixed.model);
+    CHECK(f->node_states().size() == 1);
+    CHECK(f->abstract_states().size() == deck.model.abstract_nodes().size());
 }
 
 TEST_CASE("lagrangian genel: a kink met during the run is an error at its deck location") {

@@ -68,6 +68,21 @@ std::string Lagrangian(const std::string& rest,
              "    genel: 1, lagrangian, coordinates, 2, 1, \"x\", \"u\", 2, \"y\", \"w\",\n" +
              rest + "\nend: elements;\n");
 }
+/// Structural node 1 (line 14) and abstract node 1 (line 15); a `lagrangian` genel whose first
+/// line (line 18) names the coordinate q and rate u; `rest` is line 19, `counts` line 11.
+std::string Positions(
+    const std::string& rest,
+    const std::string& counts = "structural nodes: 1; abstract nodes: 1; genels: 1;") {
+    return P(counts +
+             "\nend: control data;\n"
+             "begin: nodes;\n"
+             "    structural: 1, dynamic, 1., 0., 0., eye, null, null;\n"
+             "    abstract: 1, differential, value, 0.5;\n"
+             "end: nodes;\n"
+             "begin: elements;\n"
+             "    genel: 1, lagrangian, coordinates, 1, 1, \"q\", \"u\",\n" +
+             rest + "\nend: elements;\n");
+}
 const std::string kLaw = "linear elastic generic, diag, 1.e3, 1.e3, 1.e3, 1., 1., 1.";
 
 /// One node whose orientation (line 15) is `orientation`.
@@ -455,6 +470,30 @@ std::vector<Case> Cases() {
                     "    abstract: 2, differential;",
                     "abstract nodes: 2; genels: 1; set: real x = 1.;"),
          19, "'x' (in kinetic energy) is the name of a deck variable"},
+        // The lagrangian genel's positions of structural nodes.
+        {"lagrangian positions: undefined structural node",
+         Positions("        positions, 1, 7, \"x\", \"y\", \"z\", kinetic energy, \"u^2\";"), 19,
+         "undefined structural node 7"},
+        {"lagrangian positions: two names for a node",
+         Positions("        positions, 1, 1, \"x\", \"y\", kinetic energy, \"u^2\";"), 19,
+         "position z name"},
+        {"lagrangian positions: no node",
+         Positions("        positions, 0, kinetic energy, \"u^2\";"), 19,
+         "number of structural nodes"},
+        {"lagrangian positions: a node listed twice",
+         Positions("        positions, 2, 1, \"x\", \"y\", \"z\", 1, \"a\", \"b\", \"c\",\n"
+                   "        kinetic energy, \"u^2\";"),
+         19, "structural node 1 is listed twice"},
+        {"lagrangian positions: a name used twice",
+         Positions("        positions, 1, 1, \"x\", \"q\", \"z\", kinetic energy, \"u^2\";"), 19,
+         "'q' is used twice"},
+        {"lagrangian positions: a position in the kinetic energy",
+         Positions("        positions, 1, 1, \"x\", \"y\", \"z\", kinetic energy, \"u^2 + x^2\";"),
+         19, "depends on the position 'x' of structural node 1"},
+        {"lagrangian positions: a position named as a set: variable",
+         Positions("        positions, 1, 1, \"x\", \"y\", \"z\", kinetic energy, \"u^2\";",
+                   "structural nodes: 1; abstract nodes: 1; genels: 1; set: real y = 1.;"),
+         19, "'y' (in kinetic energy) is the name of a deck variable"},
         {"abstract: duplicate label",
          Lagrangian("        kinetic energy, \"0.5*(u^2 + w^2)\";",
                     "    abstract: 1, differential;"),

@@ -64,10 +64,11 @@ const char* kNodesElements = R"(
     abstract: label, differential [, value, x0 [, derivative, v0]] [, output, yes|no];
 
 An abstract node is one scalar coordinate x (initial value x0, default 0) and its rate x'
-(initial v0, default 0), written to the `.abs` file; only the `lagrangian` genel reads it, and
-only the `cgr` formulations (every first-order method) run models of abstract nodes (a model
-holds either structural or abstract nodes); other formulations refuse them. `algebraic`
-abstract nodes are refused.
+(initial v0, default 0), written to the `.abs` file; only the `lagrangian` genel reads it. The
+`cgr` formulations (every first-order method) run models of abstract nodes, also beside
+structural nodes (a `lagrangian` genel with `positions` couples them); `lagrangian` (`eml`,
+`rk`, `hht`, `generalized alpha`) runs models of abstract nodes only; other formulations refuse
+them. `algebraic` abstract nodes are refused.
 
 `scale` and `accelerations` warn (no effect); `modal`, `static displacement` and `dynamic
 displacement` nodes and other node kinds (`electric`, `hydraulic`, ...) are refused. Positions,
@@ -86,11 +87,15 @@ Element statements are those of the registered element plugins (below). Besides 
   written to the joint outputs, with the labels and the count (`user defined elements`) of
   user defined elements; a type registered under two statements (`absolute`: force and
   couple) must be written with its statement;
-- `genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., kinetic energy, "T"
-  [, potential energy, "V"] [, constraints, m, "g_1", ..., "g_m"];` states a system in the
-  coordinates of n abstract nodes by its kinetic energy T(q, v), potential V(q) and holonomic
-  constraints g(q) = 0, expressions (double-quoted, `set:` variables allowed, no `Time`) of
-  the names given to each node's coordinate ("q") and rate ("v"). The equations are
+- `genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., [positions, k, SNODE, "x",
+  "y", "z", ...,] kinetic energy, "T" [, potential energy, "V"] [, constraints, m, "g_1", ...,
+  "g_m"];` states a system in the coordinates of n abstract nodes by its kinetic energy
+  T(q, v), potential V(q) and holonomic constraints g(q) = 0, expressions (double-quoted, `set:`
+  variables allowed, no `Time`) of the names given to each node's coordinate ("q") and rate
+  ("v"). `positions` names the global position components of k (<= 4) structural nodes SNODE
+  (their reference points), which V and g may read (T may not): V(q, x) and g(q, x) then act on
+  each of those nodes as the force -dV/dx - G_x^T lambda at its reference point, no moment
+  (the model has both node kinds: only the `cgr` formulations run it). The equations are
   d/dt(dT/dv) - dT/dq + dV/dq + G^T lambda = 0, g = 0 (G = dg/dq), with exact first and second
   derivatives of the expressions; the mass matrix d2T/dv2 may be singular (it is never
   inverted; the `.log` gives its rank). V and g must not depend on the rates. A function without

@@ -14,8 +14,10 @@ std::vector<AbstractElement> AbstractElementTable(const Model& model, const std:
                                                   int first_multiplier, int* num_multipliers) {
     if (!model.nodes().empty())
         throw RunError(why +
-                       "abstract nodes together with structural nodes are not supported (a "
-                       "model is either structural or made of abstract nodes)");
+                       "abstract nodes together with structural nodes are not supported here "
+                       "(a model with both runs on the `cgr` family (cgr, mbdyn cgr, cgr "
+                       "rotation vector, cgr velocity, cgr velocity unscaled) with a first-order "
+                       "method: linear multistep, single-step or ESDIRK)");
     const int nn = static_cast<int>(model.abstract_nodes().size());
     std::vector<bool> read(nn, false);
     std::vector<AbstractElement> table;

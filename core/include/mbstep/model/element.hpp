@@ -140,6 +140,15 @@ struct LagrangianBlock {
     Eigen::VectorXd g;                  ///< m
     Eigen::MatrixXd G;                  ///< m x n, G(k, j) = dg_k/dq_j
     std::vector<Eigen::MatrixXd> g_qq;  ///< m matrices n x n
+    /// Elements that also read the positions x of structural nodes (3 per node, in the order
+    /// of Element::nodes(); EvaluateLagrangian's x): the mixed second derivatives with the
+    /// coordinates and the constraints' gradient in x. Empty (0 columns) otherwise. What x
+    /// does to the structural nodes themselves (the force -V_x - G_x^T lambda and its
+    /// derivatives in x) the element writes through Evaluate, in twist space.
+    Eigen::MatrixXd V_qx;               ///< n x 3k, d2V/dq_i dx_j
+    Eigen::MatrixXd G_x;                ///< m x 3k, dg_k/dx_j
+    std::vector<Eigen::MatrixXd> g_qx;  ///< m matrices n x 3k
+    std::vector<Eigen::MatrixXd> g_xx;  ///< m matrices 3k x 3k (initial accelerations)
 };
 
 /// What an element sees when it is evaluated.
@@ -151,6 +160,10 @@ struct ElementContext {
     const double* lambda{nullptr};
     /// Uniform gravity acceleration at time t (zero without a gravity element).
     Vec3 gravity{Vec3::Zero()};
+    /// Elements on abstract and structural nodes both (Element::abstract_nodes() and nodes()
+    /// non-empty): the current values of its abstract nodes, in the order of abstract_nodes();
+    /// nullptr elsewhere (the element then takes the abstract nodes' initial values).
+    const double* abstract_q{nullptr};
 };
 
 /// What an element sees when it writes its line of MBDyn's .log (Element::MbdynLogLine): the
@@ -217,9 +230,13 @@ class Element {
     const std::vector<int>& abstract_nodes() const { return abstract_nodes_; }
     /// Writes the Lagrangian contract at coordinates q and rates v (n = abstract_nodes()
     /// values each) and time t. Only elements with abstract nodes implement it; its
-    /// constraint rows are the element's multipliers.
+    /// constraint rows are the element's multipliers. An element that also has structural
+    /// nodes (nodes() non-empty) reads their positions x (3 per node, in the order of nodes();
+    /// nullptr: their initial positions) and writes LagrangianBlock's mixed blocks V_qx, G_x,
+    /// g_qx; its force on those nodes comes from Evaluate (with ElementContext::abstract_q).
     virtual void EvaluateLagrangian(double /*t*/, const double* /*q*/, const double* /*v*/,
-                                    LagrangianBlock& /*out*/) const {}
+                                    LagrangianBlock& /*out*/, const double* /*x*/ = nullptr) const {
+    }
     /// The derivative along (dq, dv) of the Hessian of T with respect to x = (q, v) at (q, v)
     /// and time t: dH(i, j) = sum_k d3T/dx_i dx_j dx_k (dq, dv)_k, 2n x 2n, exact. The
     /// Newmark-family Jacobians need it (d(T_vv a)/dq, d(T_vq v)/dq and /dv). Returns false
