@@ -7,6 +7,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/model/element.hpp"
 
@@ -81,21 +82,7 @@ void AppendReactionColumns(std::vector<double>& c, const Mat3& R_frame, const Ve
 }
 
 void AppendOrientationColumns(std::vector<double>& c, const Mat3& R, OrientationOutput d) {
-    constexpr double kDeg = 180.0 / M_PI;
-    switch (d) {
-        case OrientationOutput::kEuler123:
-            return AppendColumns(c, Euler123FromRotation(R) * kDeg);
-        case OrientationOutput::kEuler313:
-            return AppendColumns(c, Euler313FromRotation(R) * kDeg);
-        case OrientationOutput::kEuler321:
-            return AppendColumns(c, Euler321FromRotation(R) * kDeg);
-        case OrientationOutput::kOrientationVector:
-            return AppendColumns(c, LogSO3(R));
-        case OrientationOutput::kOrientationMatrix:
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) c.push_back(R(i, j));
-            return;
-    }
+    AppendOrientationValues(c, R, d);
 }
 
 void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c) {

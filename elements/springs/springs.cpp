@@ -10,6 +10,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
 
@@ -60,27 +61,6 @@ void WriteNumbers(std::ostream& os, int label, const std::vector<double>& c) {
     }
     line.push_back('\n');
     os.write(line.data(), static_cast<std::streamsize>(line.size()));
-}
-
-// A relative orientation R in the description d, as MBDyn's DeformableHingeJoint::Output
-// writes it (mbdyn/struct/vehj.cc): Euler angles in degrees, the rotation vector, or the
-// matrix row by row.
-void AppendOrientation(std::vector<double>& c, const Mat3& R, OrientationOutput d) {
-    constexpr double kDeg = 180.0 / M_PI;
-    switch (d) {
-        case OrientationOutput::kEuler123:
-            return Append(c, Euler123FromRotation(R) * kDeg);
-        case OrientationOutput::kEuler313:
-            return Append(c, Euler313FromRotation(R) * kDeg);
-        case OrientationOutput::kEuler321:
-            return Append(c, Euler321FromRotation(R) * kDeg);
-        case OrientationOutput::kOrientationVector:
-            return Append(c, LogSO3(R));
-        case OrientationOutput::kOrientationMatrix:
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) c.push_back(R(i, j));
-            return;
-    }
 }
 
 // An orthonormal frame whose first column is the unit vector n.
@@ -285,7 +265,9 @@ std::vector<double> DeformableHinge::Columns(const ElementContext& ctx) const {
     Evaluate(ctx, b);
     const Mat3 Ra = ctx.node[0]->R * a_.R, Rb = ctx.node[1]->R * b_.R;
     std::vector<double> c = ReactionColumns(Ra, Vec3::Zero(), b.f.segment<3>(3));
-    AppendOrientation(c, Ra.transpose() * Rb, od_);
+    // MBDyn's DeformableHingeJoint::Output (mbdyn/struct/vehj.cc): the relative orientation in
+    // the description: Euler angles in degrees, the rotation vector, or the matrix row by row.
+    AppendOrientationValues(c, Ra.transpose() * Rb, od_);
     if (law_->IsViscous()) Append(c, Ra.transpose() * (ctx.node[1]->w - ctx.node[0]->w));
     return c;
 }

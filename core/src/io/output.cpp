@@ -69,6 +69,16 @@ void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int
     out.append(buf + 1, static_cast<size_t>(end - buf - 1));  // without the first space
 }
 
+void AppendOrientationValues(std::vector<double>& out, const Mat3& R, OrientationOutput o) {
+    if (o == OrientationOutput::kOrientationMatrix) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) out.push_back(R(i, j));
+        return;
+    }
+    const Vec3 a = output_columns::OrientationAngles(R, o);
+    out.insert(out.end(), a.data(), a.data() + 3);
+}
+
 std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision) {
     std::string s;
     AppendOrientation(s, R, o, precision);

@@ -109,5 +109,8 @@ class OutputWriter {
 std::string FormatOrientation(const Mat3& R, OrientationOutput o, int precision);
 /// The same, appended to `out`.
 void AppendOrientation(std::string& out, const Mat3& R, OrientationOutput o, int precision);
+/// The numbers of those columns (3, or 9 for the matrix row by row), appended to `out`: what an
+/// element's `.jnt` line and NetCDF variables hold for a relative orientation.
+void AppendOrientationValues(std::vector<double>& out, const Mat3& R, OrientationOutput o);
 
 }  // namespace mbstep
