@@ -82,7 +82,4 @@ class GeneralizedAlpha final : public SecondOrderStep {
     bool tangent_operator_{true};
 };
 
-/// Adds `generalized alpha` to the registry (register.cpp's table).
-void RegisterGeneralizedAlpha(Registry& r);
-
 }  // namespace mbstep::newmark

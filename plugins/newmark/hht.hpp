@@ -93,7 +93,4 @@ class Hht final : public SecondOrderStep {
     Variant variant_;
 };
 
-/// Adds `hht` to the registry (register.cpp's table).
-void RegisterHht(Registry& r);
-
 }  // namespace mbstep::newmark
