@@ -321,6 +321,9 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         ConsistentElementState(deck.model, *formulation, t0,
                                [&] { fo->SolveInitialDerivatives(rs.solver, h); });
     }
+    // The steps' linear solver analyses its pattern now that the initial derivatives' solver
+    // is gone (one analysis in memory at a time), before the log names its choice.
+    if (NewtonSolver* ns = integrator.newton_solver()) ns->Analyze();
 
     // Output files are created only now, after everything was validated.
     summary.formulation = formulation->name();
@@ -375,11 +378,12 @@ RunSummary Run(Deck& deck, const RunOptions& options, const Registry& registry) 
         // Second-order methods solve the initial accelerations and multipliers in Start.
         if (!fo)
             ConsistentElementState(deck.model, *formulation, t0, [&] { integrator.Start(t0, h); });
+        if (NewtonSolver* ns = integrator.newton_solver()) ns->Analyze();
         // Step 0 is written now, so that its reactions (.jnt) are the initial multipliers of every
         // method (the second-order ones know them only after Start).
         write_t0();
         // Integrators that set their Newton solver up in Start (the Newmark family): what `auto`
-        // chose is known only now.
+        // chose is known only now (their solver analyses its pattern here).
         if (out && auto_chosen_in_start)
             out->WriteLog("linear solver chosen by auto: " +
                           integrator.newton_solver()->linear_solver().name() + "\n");

@@ -146,6 +146,7 @@ void CgrFormulation::BeforePredict(std::vector<Eigen::VectorXd>& yh,
                                    std::vector<Eigen::VectorXd>& yph, int chart) {
     // MBDyn's variant re-references every point to the last solved one.
     if (rereference_at_prediction_) chart = 0;
+    past_.need(std::max(yh.size(), static_cast<size_t>(chart) + 1));
     // Per node, writing only the node's own rows of the history (parallel, disjoint).
     Parallel([&] {
         ForEachNode([&](size_t i) {

@@ -101,6 +101,9 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     void Jacobian(double c, Eigen::SparseMatrix<double>& J) override;
     void ResidualAndJacobian(double c, Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) override;
     const Eigen::SparseMatrix<double>& pattern() const override { return pattern_; }
+    std::shared_ptr<Eigen::SparseMatrix<double>> shared_pattern() override {
+        return pattern_storage_;
+    }
     int unknown_dof(int k) const override { return eliminate_ ? unknowns_[k] : k; }
     void Update(const Eigen::VectorXd& delta, double c) override;
     void AfterConvergence() override;
@@ -206,36 +209,60 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
         Mat3 R;
         Vec3 w;
     };
-    /// The last kCapacity solved points of every node, most recent first (at(0, i)), in one
-    /// fixed ring that all nodes share (they are pushed and dropped together), slot by slot:
-    /// pushing a point for every node writes one array, the predictor reads one array per
-    /// point, and nothing moves or allocates.
+    /// The last solved points of every node, most recent first (at(0, i)), in one ring that
+    /// all nodes share (they are pushed and dropped together), slot by slot: pushing a point for
+    /// every node writes one array, the predictor reads one array per point. The ring holds one
+    /// point more than the predictor has ever asked for (need), so it is as deep as the method's
+    /// history (3 points for ms2, 8 KB per 10 nodes less than a fixed depth of 8); it grows, by
+    /// one copy, only when a method asks for more, which the integration templates do one point
+    /// at a time (StepN's start-up, StageN's stages).
     class PastPoints {
       public:
-        static constexpr int kCapacity = 8;
         void resize(size_t nodes) {
             nodes_ = nodes;
-            p_.assign(kCapacity * nodes, PastPoint{Mat3::Identity(), Vec3::Zero()});
+            capacity_ = 2;
+            p_.assign(capacity_ * nodes, PastPoint{Mat3::Identity(), Vec3::Zero()});
         }
         const PastPoint& at(size_t j, size_t node) const {
-            return p_[((head_ + j) % kCapacity) * nodes_ + node];
+            return p_[((head_ + j) % capacity_) * nodes_ + node];
         }
         size_t size() const { return static_cast<size_t>(size_); }
+        /// The predictor reads the last `count` points now: keep count + 1 from here on. A point
+        /// asked for that the ring has already dropped is an internal error, never a silent
+        /// use of fewer points.
+        void need(size_t count) {
+            needed_ = std::max(needed_, static_cast<int>(count));
+            if (dropped_ && static_cast<int>(count) > size_)
+                throw RunError("internal error: the rotation history holds " +
+                               std::to_string(size_) + " points, the predictor asks for " +
+                               std::to_string(count));
+        }
         /// A new most recent point for every node: front(i) = ... for each node after this.
         void advance() {
-            head_ = (head_ + kCapacity - 1) % kCapacity;
-            size_ = std::min(size_ + 1, kCapacity);
+            if (size_ == capacity_ && capacity_ < needed_ + 1) grow(needed_ + 1);
+            if (size_ == capacity_) dropped_ = true;
+            head_ = (head_ + capacity_ - 1) % capacity_;
+            size_ = std::min(size_ + 1, capacity_);
         }
         PastPoint& front(size_t node) { return p_[head_ * nodes_ + node]; }
         void drop_front(int count) {
-            head_ = (head_ + count) % kCapacity;
+            head_ = (head_ + count) % capacity_;
             size_ -= count;
         }
 
       private:
+        void grow(int capacity) {
+            std::vector<PastPoint> p(capacity * nodes_);
+            for (int j = 0; j < size_; ++j)
+                for (size_t i = 0; i < nodes_; ++i) p[j * nodes_ + i] = at(j, i);
+            p_.swap(p);
+            capacity_ = capacity;
+            head_ = 0;
+        }
         std::vector<PastPoint> p_;
         size_t nodes_{0};
-        int head_{0}, size_{0};
+        int capacity_{2}, head_{0}, size_{0}, needed_{1};
+        bool dropped_{false};
     };
 
     /// The one-thread schedule of the node and element passes by tiles of nodes (Assemble).
@@ -333,7 +360,10 @@ class CgrFormulation final : public Formulation, public FirstOrderProblem {
     mutable std::vector<const FrameState*> state_ptrs_;  // per element, flattened
     std::vector<int> state_ptr_offset_;
     mutable bool states_dirty_{true};
-    Eigen::SparseMatrix<double> pattern_;
+    // The pattern, shared with the Newton solver that assembles into it (shared_pattern).
+    std::shared_ptr<Eigen::SparseMatrix<double>> pattern_storage_{
+        std::make_shared<Eigen::SparseMatrix<double>>()};
+    Eigen::SparseMatrix<double>& pattern_{*pattern_storage_};
     std::vector<int> node_slots_;  // node's own dense 6x6 (x', g'): 6 column starts each
     // Every element's slots (BuildPattern), one array in the order the element passes visit
     // the elements (colour by colour): read as one stream.

@@ -49,14 +49,36 @@ int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col) {
 }
 
 void PatternBuilder::AddBlock(int row, int rows, int col, int cols) {
-    for (int j = 0; j < cols; ++j)
-        for (int i = 0; i < rows; ++i) triplets_.emplace_back(row + i, col + j, 0.0);
+    if (rows > 0 && cols > 0) blocks_.push_back({row, rows, col, cols});
 }
 
 Eigen::SparseMatrix<double> PatternBuilder::Build() const {
+    // Row indices per column with repeats (CSC counts, then fill), then each column sorted and
+    // its repeats dropped in place.
+    std::vector<int> start(static_cast<size_t>(n_) + 1, 0);
+    for (const Block& b : blocks_)
+        for (int j = b.col; j < b.col + b.cols; ++j) start[j + 1] += b.rows;
+    for (int j = 0; j < n_; ++j) start[j + 1] += start[j];
+    std::vector<int> rows(static_cast<size_t>(start[n_]));
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const Block& b : blocks_)
+        for (int j = b.col; j < b.col + b.cols; ++j)
+            for (int i = 0; i < b.rows; ++i) rows[fill[j]++] = b.row + i;
+    std::vector<int>().swap(fill);
+    int nnz = 0;
+    for (int j = 0; j < n_; ++j) {
+        const auto first = rows.begin() + start[j], last = rows.begin() + start[j + 1];
+        std::sort(first, last);
+        const auto end = std::unique(first, last);
+        start[j] = nnz;
+        nnz = static_cast<int>(std::copy(first, end, rows.begin() + nnz) - rows.begin());
+    }
+    start[n_] = nnz;
     Eigen::SparseMatrix<double> A(n_, n_);
-    A.setFromTriplets(triplets_.begin(), triplets_.end(), [](double a, double) { return a; });
-    A.makeCompressed();
+    A.resizeNonZeros(nnz);
+    std::copy(start.begin(), start.end(), A.outerIndexPtr());
+    std::copy(rows.begin(), rows.begin() + nnz, A.innerIndexPtr());
+    std::fill(A.valuePtr(), A.valuePtr() + nnz, 0.0);
     return A;
 }
 

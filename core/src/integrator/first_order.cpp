@@ -44,7 +44,10 @@ void FirstOrderIntegrator::Attach(Formulation& f, const SolverSettings& s) {
         throw RunError("integrator '" + name() + "' needs a first-order DAE formulation (cgr); '" +
                        f.name() + "' is not one");
     newton_ = std::make_unique<NewtonSolver>(s);
-    newton_->Setup(problem_->pattern());
+    if (std::shared_ptr<Eigen::SparseMatrix<double>> shared = problem_->shared_pattern())
+        newton_->SetupShared(std::move(shared));
+    else
+        newton_->Setup(problem_->pattern());
 }
 
 namespace {

@@ -25,15 +25,39 @@ NewtonSolver::NewtonSolver(const SolverSettings& s)
 }
 
 void NewtonSolver::Setup(const Eigen::SparseMatrix<double>& pattern) {
-    J_ = pattern;
+    shared_J_.reset();
+    own_J_ = pattern;
+    J_ = &own_J_;
+    SetupVectors(pattern);
+}
+
+void NewtonSolver::SetupShared(std::shared_ptr<Eigen::SparseMatrix<double>> pattern) {
+    Eigen::SparseMatrix<double>().swap(own_J_);
+    shared_J_ = std::move(pattern);
+    J_ = shared_J_.get();
+    SetupVectors(*J_);
+}
+
+void NewtonSolver::SetupVectors(const Eigen::SparseMatrix<double>& pattern) {
     r_.setZero(pattern.rows());
     dx_.setZero(pattern.rows());
     dx_sum_.setZero(pattern.rows());
     scales_.setZero(pattern.cols());  // sized here: a failure path that allocates nothing
     bound_.setZero(pattern.rows());
     excess_.setZero(pattern.rows());
-    linear_->Analyze(J_);
+    // The linear solver analyses the pattern in Analyze() or at the first factorization: the
+    // set-up between (the initial derivatives with their own solver) then does not hold both
+    // analyses at once, which set the peak memory of large models (docs/PERFORMANCE.md,
+    // "Scale").
+    analyzed_ = false;
+    set_up_ = true;
     jacobian_valid_ = false;
+}
+
+void NewtonSolver::Analyze() {
+    if (analyzed_ || !set_up_) return;  // nothing to analyse before Setup
+    linear_->Analyze(*J_);
+    analyzed_ = true;
 }
 
 double NewtonSolver::Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const {
@@ -61,10 +85,10 @@ bool NewtonSolver::RoundoffBound(const NewtonSystem& system) {
     // eps sum_j |J_ij| s_j per equation (NewtonSystem::UnknownScales); J_ is the last
     // iteration matrix (its magnitudes are what matter).
     system.UnknownScales(scales_);
-    if (scales_.size() != J_.cols() || J_.nonZeros() == 0) return false;
-    bound_.setZero(J_.rows());
-    for (int k = 0; k < J_.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(J_, k); it; ++it)
+    if (scales_.size() != J_->cols() || J_->nonZeros() == 0) return false;
+    bound_.setZero(J_->rows());
+    for (int k = 0; k < J_->outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(*J_, k); it; ++it)
             bound_[it.row()] += std::abs(it.value()) * scales_[it.col()];
     bound_ *= std::numeric_limits<double>::epsilon();
     return bound_.allFinite();
@@ -152,7 +176,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         // that already meets the tolerance wastes it.
         const bool jacobian_now = it == 0 && (!modified || !jacobian_valid_);
         if (jacobian_now)
-            system.ResidualAndJacobian(r_, J_);
+            system.ResidualAndJacobian(r_, *J_);
         else
             system.Residual(r_);
         const ResidualTest test = settings_.residual_test == ResidualTest::kNone
@@ -245,8 +269,9 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                 std::printf("\tResidual(%d) %s: %.16g\n", it,
                             system.DescribeEquation(static_cast<int>(i)).c_str(), r_[i]);
         if (refactor) {
-            if (!jacobian_now) system.Jacobian(J_);
-            if (!linear_->TimedFactor(J_)) {
+            if (!jacobian_now) system.Jacobian(*J_);
+            Analyze();
+            if (!linear_->TimedFactor(*J_)) {
                 res.message =
                     "singular iteration matrix (check constraints and boundary conditions)";
                 return res;

@@ -20,7 +20,9 @@ int PatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
 /// Index into A.valuePtr() of entry (row, col); -1 when it is not in the pattern.
 int FindPatternSlot(const Eigen::SparseMatrix<double>& A, int row, int col);
 
-/// Collects dense blocks of a pattern, then compresses it (values zero).
+/// Collects dense blocks of a pattern, then compresses it (values zero, row indices sorted in
+/// each column). Blocks may overlap. It keeps the blocks, not their entries, and builds the
+/// columns directly: a triplet list with the overlaps set the peak memory of large models.
 class PatternBuilder {
   public:
     explicit PatternBuilder(int n) : n_(n) {}
@@ -28,8 +30,11 @@ class PatternBuilder {
     Eigen::SparseMatrix<double> Build() const;
 
   private:
+    struct Block {
+        int row, rows, col, cols;
+    };
     int n_;
-    std::vector<Eigen::Triplet<double>> triplets_;
+    std::vector<Block> blocks_;
 };
 
 }  // namespace mbstep

@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,11 @@ class FirstOrderProblem {
     /// in the integrator's history and predicted like any differential dof) that it computes
     /// from the Newton unknowns instead of solving for them (`cgr velocity`: the momenta).
     virtual const Eigen::SparseMatrix<double>& pattern() const = 0;
+    /// pattern() itself, shared with the Newton solver, which assembles into it in place (its
+    /// values are then the last iteration matrix's; the structure never changes), when the
+    /// problem keeps it only to hand it over: one matrix instead of two on large models.
+    /// nullptr: Newton assembles into a copy.
+    virtual std::shared_ptr<Eigen::SparseMatrix<double>> shared_pattern() { return nullptr; }
     /// Index in y, y' of Newton unknown k (k < pattern().rows(); identity unless dofs are
     /// eliminated, see pattern()). Residual rows and Update's delta are in Newton numbering.
     virtual int unknown_dof(int k) const { return k; }

@@ -43,6 +43,11 @@ class Integrator {
     /// The Newton solver of implicit methods (its last iteration matrix, as handed to the
     /// linear solver, for diagnostics and tests); nullptr for explicit methods.
     virtual const NewtonSolver* newton_solver() const { return nullptr; }
+    /// The same solver, to act on it (NewtonSolver::Analyze); integrators own theirs, never
+    /// const objects.
+    NewtonSolver* newton_solver() {
+        return const_cast<NewtonSolver*>(std::as_const(*this).newton_solver());
+    }
     /// Extra `.csv` columns of quantities the method itself carries (e.g. the discrete
     /// generalized energy and momentum map of a scheme with momenta as unknowns), with one line
     /// each saying what they are (written to the `.log`); none by default.

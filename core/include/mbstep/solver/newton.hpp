@@ -71,16 +71,26 @@ struct NewtonResult {
 class NewtonSolver {
   public:
     explicit NewtonSolver(const SolverSettings& s);
-    /// Analyses the pattern (once per topology).
+    /// Takes the pattern (once per topology; the linear solver analyses it at the first
+    /// factorization) and assembles into a copy of it.
     void Setup(const Eigen::SparseMatrix<double>& pattern);
+    /// As Setup, but assembles into `pattern` itself (its values become the iteration
+    /// matrix's), shared with the problem that keeps it only for this
+    /// (FirstOrderProblem::shared_pattern): a large model holds one copy, not two.
+    void SetupShared(std::shared_ptr<Eigen::SparseMatrix<double>> pattern);
+    /// Analyses the pattern now (otherwise at the first factorization): where the linear
+    /// solver's choice must be known, or its failure reported, before the first step.
+    void Analyze();
+    NewtonSolver(const NewtonSolver&) = delete;
+    NewtonSolver& operator=(const NewtonSolver&) = delete;
     /// The iteration matrix changed (new coefficient): modified Newton must refactor.
     void InvalidateJacobian() { jacobian_valid_ = false; }
     NewtonResult Solve(NewtonSystem& system);
     const SolverSettings& settings() const { return settings_; }
     LinearSolver& linear_solver() { return *linear_; }
     const LinearSolver& linear_solver() const { return *linear_; }
-    Eigen::SparseMatrix<double>& matrix() { return J_; }
-    const Eigen::SparseMatrix<double>& matrix() const { return J_; }
+    Eigen::SparseMatrix<double>& matrix() { return *J_; }
+    const Eigen::SparseMatrix<double>& matrix() const { return *J_; }
 
   private:
     double Norm(const Eigen::VectorXd& v, ResidualTest test, int* worst) const;
@@ -97,7 +107,12 @@ class NewtonSolver {
                                    int stalled) const;
     SolverSettings settings_;
     std::unique_ptr<LinearSolver> linear_;
-    Eigen::SparseMatrix<double> J_;
+    void SetupVectors(const Eigen::SparseMatrix<double>& pattern);
+    Eigen::SparseMatrix<double> own_J_;
+    std::shared_ptr<Eigen::SparseMatrix<double>> shared_J_;
+    Eigen::SparseMatrix<double>* J_ = &own_J_;  ///< the iteration matrix: own_J_ or shared_J_
+    bool set_up_ = false;                       ///< Setup or SetupShared gave a pattern
+    bool analyzed_ = false;  ///< linear_ has analysed J_'s pattern (at the first factorization)
     Eigen::VectorXd r_, noise_, dx_;
     Eigen::VectorXd dx_sum_;          ///< the point's Newton corrections summed (failure messages)
     Eigen::VectorXd scales_, bound_;  ///< RoundoffEstimate's work vectors
