@@ -106,6 +106,7 @@ struct Impl {
     std::vector<NodeOut> nodes;
     struct ElementOut {
         int element;
+        const ElementOutput* output;  // Element::output(), asked once by the constructor
         int slot;
         int count;  // variables
     };
@@ -281,8 +282,9 @@ NcFile::NcFile(const std::string& path, const Model& model, const RunSettings& s
     std::vector<std::pair<int, size_t> > order;
     std::vector<NetcdfGroup> groups(elems.size());
     for (size_t e = 0; e < elems.size(); ++e) {
-        if (!settings.ElementOutput(elems[e]->statement())) continue;
-        groups[e] = elems[e]->NetcdfDescription();
+        const ElementOutput* eo = elems[e]->output();
+        if (!eo || !settings.ElementOutput(elems[e]->statement())) continue;
+        groups[e] = eo->NetcdfDescription(*elems[e]);
         const std::string& p = groups[e].prefix;
         if (p.empty() || groups[e].variables.empty()) continue;
         order.emplace_back(p == "elem.joint" ? 0 : p == "elem.beam" ? 1 : 2, e);
@@ -299,7 +301,8 @@ NcFile::NcFile(const std::string& path, const Model& model, const RunSettings& s
         const int slot = static_cast<int>(m.slots.size());
         for (const NetcdfVariable& v : g.variables)
             add_vec3(base + "." + v.name, units.Of(v.quantity), v.description);
-        m.elements.push_back({static_cast<int>(e), slot, static_cast<int>(g.variables.size())});
+        m.elements.push_back(
+            {static_cast<int>(e), el.output(), slot, static_cast<int>(g.variables.size())});
     }
     Check(nc_enddef(ncid), path_, "header");
     Check(nc_sync(ncid), path_, "sync");
@@ -343,7 +346,7 @@ void NcFile::AddStep(int step, double t, double dt, const std::vector<FrameState
         m.node_ptrs.clear();
         for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
         const ElementContext ctx{t, m.node_ptrs.data(), lambda(eo.element), gravity};
-        if (!el.NetcdfValues(ctx, m.element_values) ||
+        if (!eo.output->NetcdfValues(ctx, m.element_values) ||
             m.element_values.size() < 3 * static_cast<size_t>(eo.count))
             continue;  // the record keeps NaN
         for (int k = 0; k < eo.count; ++k) {

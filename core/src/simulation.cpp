@@ -23,6 +23,7 @@
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/output.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/model/initial_assembly.hpp"
 #include "mbstep/solver/linear_solver.hpp"
 #include "mbstep/solver/newton.hpp"
@@ -91,7 +92,8 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
            << " declared dynamic; zero velocities; time is the load parameter)\n";
     for (const auto& [k, v] : counts) os << "element " << k << ": " << v << "\n";
     for (const auto& e : m.elements()) {
-        const std::string d = e->LogDescription();
+        const ElementOutput* eo = e->output();
+        const std::string d = eo ? eo->LogDescription() : std::string();
         if (!d.empty()) os << d << "\n";
     }
     os << "gravity: " << (m.gravity() ? "yes" : "no") << "\n"

@@ -398,7 +398,7 @@ void Beam<N>::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
 }
 
 template <int N>
-NetcdfGroup Beam<N>::NetcdfDescription() const {
+NetcdfGroup Beam<N>::NetcdfDescription(const Element& /*element*/) const {
     NetcdfGroup g;
     g.prefix = "elem.beam";
     bool viscous = false;

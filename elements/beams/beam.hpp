@@ -77,6 +77,7 @@
 
 #include "mbstep/model/constitutive_law.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::beams {
@@ -119,7 +120,7 @@ struct SectionState {
 };
 
 template <int N>
-class Beam final : public Element {
+class Beam final : public Element, public ElementOutput {
   public:
     /// nodes: the beam's nodes with offsets; R_I, R_II: section orientations at t0 (absolute;
     /// R_II ignored for beam2); laws per point; initial: the nodes' initial states.
@@ -129,6 +130,7 @@ class Beam final : public Element {
 
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     const char* output_extension() const override { return "act"; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
@@ -138,7 +140,7 @@ class Beam final : public Element {
     /// MBDyn's `elem.beam.<label>` (Beam::OutputPrepare, Beam2::OutputPrepare with the default
     /// output flags): type elastic | viscoelastic, the internal force and moment in the
     /// section frame at each evaluation point (`F_I`, `M_I`, `F_II`, `M_II`; beam2 `F`, `M`).
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     std::string LogDescription() const override;
     /// beam3|beam2: <label> <node 1> f_1 <node 2> f_2 [<node 3> f_3] (MBDyn's ReadBeam,

@@ -41,6 +41,7 @@
 #include <memory>
 
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::body {
@@ -55,7 +56,7 @@ struct MassInput {
 /// (1)-(3) for a list of masses.
 NodeInertia CondenseMasses(const MassInput* masses, int count);
 
-class Body final : public Element {
+class Body final : public Element, public ElementOutput {
   public:
     /// node: model index of the node; inertia: (1)-(3), node frame.
     Body(int label, int node, const NodeInertia& inertia);
@@ -65,6 +66,7 @@ class Body final : public Element {
     bool ContributesOnlyWeight() const override { return true; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    const ElementOutput* output() const override { return this; }
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
 
     const NodeInertia& inertia() const { return inertia_; }

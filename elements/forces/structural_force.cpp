@@ -96,7 +96,7 @@ void StructuralLoad::OutputVectors(const ElementContext& ctx, std::vector<Vec3>&
     moment.push_back(kind_ == LoadKind::kCouple ? value : Vec3::Zero());
 }
 
-NetcdfGroup StructuralLoad::NetcdfDescription() const {
+NetcdfGroup StructuralLoad::NetcdfDescription(const Element& /*element*/) const {
     NetcdfGroup g;
     g.type = frame_ == LoadFrame::kAbsolute ? "absolute" : "follower";
     if (kind_ == LoadKind::kForce) {

@@ -33,6 +33,7 @@
 #include <memory>
 
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "vec3_drive.hpp"
 
@@ -41,13 +42,14 @@ namespace mbstep::forces {
 enum class LoadKind { kForce, kCouple };
 enum class LoadFrame { kAbsolute, kFollower };
 
-class StructuralLoad final : public Element {
+class StructuralLoad final : public Element, public ElementOutput {
   public:
     /// node: model index; arm: node frame (ignored for couples); value: see header.
     StructuralLoad(int label, LoadKind kind, LoadFrame frame, int node, const Vec3& arm,
                    Vec3Drive value);
 
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    const ElementOutput* output() const override { return this; }
     /// structural {absolute|follower} {force|couple}: <label> <node> <arm> (the layout MBDyn's
     /// structural forces write and Blendyn's forcelib.py reads; a couple's arm is zero).
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
@@ -62,7 +64,7 @@ class StructuralLoad final : public Element {
                        std::vector<Vec3>& moment) const override;
     /// MBDyn's `elem.force.<label>` (`F`, `Arm`: the point of application) or
     /// `elem.couple.<label>` (`M`), type absolute | follower (the forces' OutputPrepare).
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
 
     LoadKind kind() const { return kind_; }

@@ -29,8 +29,8 @@ void CardanoJoint::NetcdfColumns(std::vector<double>& c) const {
     if (with_point_ || od_ == OrientationOutput::kOrientationMatrix) c.resize(12);
 }
 
-NetcdfGroup CardanoJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup CardanoJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     NetcdfVariable v;
     if (!g.prefix.empty() && !with_point_ && OrientationVariable(od_, "global", v))
         g.variables.push_back(v);

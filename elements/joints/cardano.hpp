@@ -58,7 +58,7 @@ class CardanoJoint final : public TwoSideJoint {
     CardanoJoint(int label, std::string type, const JointSide& a, const JointSide& b,
                  bool with_point, OrientationOutput d = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;

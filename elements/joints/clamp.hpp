@@ -22,17 +22,19 @@
 #include <memory>
 
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::joints {
 
-class Clamp final : public Element {
+class Clamp final : public Element, public ElementOutput {
   public:
     Clamp(int label, int node, const Vec3& X0, const Mat3& R0);
 
     int num_multipliers() const override { return 6; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     /// clamp: <label> <node> 0 I <node> 0 I (MBDyn's ReadJoint: the clamp's point and frame

@@ -30,6 +30,7 @@
 
 #include "joint_input.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 
 namespace mbstep::joints {
 
@@ -68,13 +69,14 @@ void AddOrientationRows(const Side& a, const Side& b, const Mat3& Rd, const int*
 
 /// A joint between sides a and b (either may be the ground, not both): the element's nodes are
 /// a's node then b's node; a's columns start at 0, b's at 6 (0 when a is the ground).
-class TwoSideJoint : public Element {
+class TwoSideJoint : public Element, public ElementOutput {
   public:
     TwoSideJoint(int label, std::string type, const JointSide& a, const JointSide& b, int m,
                  ConstraintLevel level);
 
     int num_multipliers() const override { return m_; }
     ConstraintLevel constraint_level() const override { return level_; }
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     /// Force and couple on the first node, about its joint point, then the joint's own
     /// columns (Columns).

@@ -31,6 +31,7 @@
 
 #include "mbstep/common.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/model/node.hpp"
 
 namespace mbstep {

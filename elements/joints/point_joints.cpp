@@ -147,8 +147,8 @@ void DistanceJoint::Columns(const ElementContext& ctx, std::vector<double>& c) c
     c.push_back(l);
 }
 
-NetcdfGroup DistanceJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup DistanceJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
     g.variables.push_back({"V", OutputQuantity::kDimensionless,
                            "constrained distance direction unit vector (x, y, z)"});

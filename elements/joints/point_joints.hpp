@@ -105,7 +105,7 @@ class DistanceJoint final : public TwoSideJoint {
   public:
     DistanceJoint(int label, const JointSide& a, const JointSide& b, DrivePtr length);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;

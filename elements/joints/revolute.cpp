@@ -125,8 +125,8 @@ void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) c
     WriteJointColumns(os, label(), c);
 }
 
-NetcdfGroup RevoluteJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup RevoluteJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty() || b_.node < 0) return g;
     NetcdfVariable v;
     if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);

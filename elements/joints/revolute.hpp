@@ -58,11 +58,12 @@
 #include "friction.hpp"
 #include "joint_input.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::joints {
 
-class RevoluteJoint final : public Element {
+class RevoluteJoint final : public Element, public ElementOutput {
   public:
     /// b.node < 0: revolute pin with ground point b.offset and ground frame b.R.
     RevoluteJoint(int label, const JointSide& a, const JointSide& b, const Friction& friction = {},
@@ -71,9 +72,10 @@ class RevoluteJoint final : public Element {
     int num_multipliers() const override { return 5; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// revolutehinge: joint_input.hpp (3); revolutepin: joint_input.hpp (4).
     std::string MbdynLogLine(const LogLineContext& ctx) const override {

@@ -96,8 +96,8 @@ void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) 
     WriteJointColumns(os, label(), c);
 }
 
-NetcdfGroup SphericalJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup SphericalJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
     NetcdfVariable v;
     if (b_.node < 0)

@@ -41,6 +41,7 @@
 
 #include "joint_input.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::joints {
@@ -50,7 +51,7 @@ namespace mbstep::joints {
 void EvaluateSphericalRows(const FrameState& na, const FrameState* nb, const JointSide& a,
                            const JointSide& b, const double* lambda, int row0, ElementBlock& out);
 
-class SphericalJoint final : public Element {
+class SphericalJoint final : public Element, public ElementOutput {
   public:
     /// b.node < 0: spherical pin with ground point b.offset.
     SphericalJoint(int label, const JointSide& a, const JointSide& b,
@@ -59,9 +60,10 @@ class SphericalJoint final : public Element {
     int num_multipliers() const override { return 3; }
     ConstraintLevel constraint_level() const override { return ConstraintLevel::kPosition; }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// sphericalhinge: joint_input.hpp (3); sphericalpin: <label> <node> f I <node> f I
     /// (MBDyn's ReadJoint writes the node offset twice and no ground point).

@@ -92,8 +92,8 @@ void TotalJoint::DriveHingeColumns(const ElementContext& ctx, std::vector<double
     AppendColumns(c, spec_.rotation_drive.Value(ctx.t));
 }
 
-NetcdfGroup TotalJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup TotalJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (!g.prefix.empty() && type() == "drive hinge") {
         // DriveHingeJoint::OutputPrepare: Theta, the imposed rotation vector (MBDyn's
         // Euler-angle columns have no variable).

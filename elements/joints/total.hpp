@@ -81,7 +81,7 @@ class TotalJoint final : public TwoSideJoint {
     /// MBDyn's TotalJoint::OutputPrepare: the reactions, then the relative position `X`,
     /// orientation vector `Phi`, velocity `V` and angular velocity `Omega` of its .jnt line
     /// (total joint and total pin joint; the others write the reactions only).
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
     /// total joints: TotalJoint::Output's 24 numbers; prismatic: the 12 reaction numbers;

@@ -50,8 +50,8 @@ void AxialRotation::NetcdfColumns(std::vector<double>& c) const {
     if (od_ == OrientationOutput::kOrientationMatrix) c.erase(c.begin() + 12, c.begin() + 21);
 }
 
-NetcdfGroup AxialRotation::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup AxialRotation::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
     NetcdfVariable v;
     if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);
@@ -73,8 +73,8 @@ void AngularVelocityJoint::Columns(const ElementContext& ctx, std::vector<double
     c.push_back(omega_->Value(ctx.t));
 }
 
-NetcdfGroup AngularVelocityJoint::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup AngularVelocityJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
     g.variables.push_back(
         {"w", OutputQuantity::kDimensionless, "direction of imposed angular velocity"});

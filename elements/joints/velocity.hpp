@@ -46,7 +46,7 @@ class AxialRotation final : public TwoSideJoint {
     AxialRotation(int label, const JointSide& a, const JointSide& b, DrivePtr omega,
                   OrientationOutput d = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     ConstraintLevel row_level(int row) const override {
         return row == 5 ? ConstraintLevel::kVelocity : ConstraintLevel::kPosition;
     }
@@ -65,7 +65,7 @@ class AngularVelocityJoint final : public TwoSideJoint {
     /// b is the node side; its frame Rh column 3 is the direction n.
     AngularVelocityJoint(int label, const JointSide& b, const Vec3& n, DrivePtr omega);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;

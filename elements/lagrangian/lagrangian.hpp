@@ -9,9 +9,10 @@
 //
 // NODE_i are abstract nodes; "q_i" and "v_i" name their coordinate and rate inside the
 // expressions (the deck's `set:` variables are visible too). The element writes the Lagrangian
-// contract (model/element.hpp, LagrangianBlock): T, V, g and their first and second derivatives,
-// exact, from the expressions' second-order forward-mode evaluation (Expression::SecondOrder);
-// the formulation forms d/dt(T_v) - T_q + V_q + G^T lambda = 0, g = 0. M = T_vv may be singular.
+// contract (model/lagrangian_contract.hpp, LagrangianBlock): T, V, g and their first and second
+// derivatives, exact, from the expressions' second-order forward-mode evaluation
+// (Expression::SecondOrder); the formulation forms d/dt(T_v) - T_q + V_q + G^T lambda = 0,
+// g = 0. M = T_vv may be singular.
 // T, V and g must not depend on Time; V and g must not depend on the rates (holonomic).
 //
 // STRUCT_j are structural nodes; "x_j", "y_j", "z_j" name the global components of their
@@ -34,6 +35,8 @@
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
+#include "mbstep/model/lagrangian_contract.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::lagrangian {
@@ -53,7 +56,7 @@ class ExpressionRunError : public RunError {
     std::string message_;
 };
 
-class LagrangianElement final : public Element {
+class LagrangianElement final : public Element, public LagrangianContract, public ElementOutput {
   public:
     using Locate = std::function<SourceLocation(std::size_t)>;
     struct Function {
@@ -80,6 +83,8 @@ class LagrangianElement final : public Element {
     /// Only with positions: the force on the structural nodes (header comment).
     bool HasContribution() const override { return !nodes_.empty(); }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    const LagrangianContract* lagrangian() const override { return this; }
+    const ElementOutput* output() const override { return this; }
     void EvaluateLagrangian(double t, const double* q, const double* v, LagrangianBlock& out,
                             const double* x = nullptr) const override;
     /// From the kinetic energy's ThirdOrder() along (dq, dv).

@@ -172,8 +172,8 @@ void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     WriteNumbers(os, label(), Columns(ctx));
 }
 
-NetcdfGroup Rod::NetcdfDescription() const {
-    NetcdfGroup g = Element::NetcdfDescription();
+NetcdfGroup Rod::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (!g.prefix.empty())
         g.variables.push_back({"v", OutputQuantity::kLength, "direction unit vector"});
     return g;

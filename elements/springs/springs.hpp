@@ -63,6 +63,7 @@
 
 #include "mbstep/model/constitutive_law.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 namespace mbstep::springs {
@@ -73,14 +74,15 @@ struct SpringSide {
     Mat3 R{Mat3::Identity()};
 };
 
-class Rod final : public Element {
+class Rod final : public Element, public ElementOutput {
   public:
     Rod(int label, const SpringSide& a, const SpringSide& b, double l0, ConstitutiveLawPtr law);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
-    NetcdfGroup NetcdfDescription() const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     /// rod: <label> <node 1> f_1 <node 2> f_2 [ReadJoint, mbdyn/struct/joint.cc].
     std::string MbdynLogLine(const LogLineContext& ctx) const override;
@@ -97,12 +99,13 @@ class Rod final : public Element {
     double EA_, C_;  // the linear law's K and C
 };
 
-class DeformableHinge final : public Element {
+class DeformableHinge final : public Element, public ElementOutput {
   public:
     DeformableHinge(int label, const SpringSide& a, const SpringSide& b, ConstitutiveLawPtr law,
                     OrientationOutput od = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     /// f, m, F, M only (MBDyn's DeformableHingeJoint declares no NetCDF variables of its own).

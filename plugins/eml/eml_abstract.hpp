@@ -3,8 +3,8 @@
 // systems with singular and non-constant mass matrix including quaternion-based rigid body
 // dynamics", Multibody Syst Dyn (2024), doi:10.1007/s11044-024-10001-9, eqs. (72a)-(72d)] for
 // the `lagrangian` elements' kinetic energy T(q, v), potential V(q) and holonomic constraints
-// g(q) = 0 (model/element.hpp, LagrangianBlock; summed over the elements). M = T_vv may be
-// constant and singular or depend on q; it is never inverted.
+// g(q) = 0 (model/lagrangian_contract.hpp, LagrangianBlock; summed over the elements). M = T_vv
+// may be constant and singular or depend on q; it is never inverted.
 //
 // Unknowns of the full scheme: q_n+1, v_n+1, p_n+1 (one per abstract node) and lambda (one per
 // constraint row); with v_mid = (v_n + v_n+1)/2, p_mid = (p_n + p_n+1)/2:

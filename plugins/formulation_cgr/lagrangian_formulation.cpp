@@ -46,7 +46,7 @@ void LagrangianFormulation::Evaluate(int k) const {
         q_[a] = y_[2 * d.coordinates[a]];
         v_[a] = yp_[2 * d.coordinates[a]];
     }
-    model_.elements()[d.element]->EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k]);
+    d.lagrangian->EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k]);
 }
 
 const std::vector<AbstractState>& LagrangianFormulation::abstract_states() const {

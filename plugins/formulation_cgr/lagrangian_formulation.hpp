@@ -1,6 +1,7 @@
 // mbstep — the `cgr` family's first-order form for models of abstract nodes: the momentum
 // form of the Euler-Lagrange equations of the elements' Lagrangian contract
-// (model/element.hpp, LagrangianBlock), in the same shape as `cgr`'s equations (3), (1), (5):
+// (model/lagrangian_contract.hpp, LagrangianBlock), in the same shape as `cgr`'s equations (3),
+// (1), (5):
 //
 // Unknowns: per abstract node i its coordinate q_i and momentum p_i (differential), per
 // element its multipliers lambda (algebraic). With v = q', T, V, g summed over the elements:

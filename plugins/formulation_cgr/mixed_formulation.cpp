@@ -27,6 +27,10 @@ MixedFormulation::MixedFormulation(const Model& model, std::unique_ptr<CgrFormul
         if (el.abstract_nodes().empty()) continue;
         ElementData d;
         d.element = static_cast<int>(e);
+        d.lagrangian = el.lagrangian();
+        if (!d.lagrangian)
+            throw RunError(why + el.statement() + " " + std::to_string(el.label()) + " (" +
+                           el.type() + ") on abstract nodes has no Lagrangian contract");
         d.coordinates = el.abstract_nodes();
         d.structural = el.nodes();
         d.m = el.num_multipliers();
@@ -113,7 +117,7 @@ void MixedFormulation::Evaluate(int k, bool jacobian) const {
     }
     const int ks = static_cast<int>(d.structural.size());
     if (ks == 0) {
-        el.EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k]);
+        d.lagrangian->EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k]);
         return;
     }
     const std::vector<FrameState>& states = cgr_->node_states();
@@ -123,7 +127,7 @@ void MixedFormulation::Evaluate(int k, bool jacobian) const {
         ptrs[a] = &states[d.structural[a]];
         for (int j = 0; j < 3; ++j) x_[3 * a + j] = ptrs[a]->x[j];
     }
-    el.EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k], x_.data());
+    d.lagrangian->EvaluateLagrangian(t_, q_.data(), v_.data(), block_[k], x_.data());
     ElementContext ctx{t_, ptrs, d.m > 0 ? y_.data() + d.mult_offset : nullptr, Vec3::Zero(),
                        q_.data()};
     sblock_[k].Reset(ks, d.m, jacobian);

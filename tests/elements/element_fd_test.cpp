@@ -19,6 +19,7 @@
 #include "element_builder.hpp"
 #include "fd_check.hpp"
 #include "mbstep/formulation/formulation.hpp"
+#include "mbstep/model/lagrangian_contract.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "support/iteration_matrix_check.hpp"
 
@@ -27,15 +28,17 @@ using namespace mbstep::test;
 
 namespace {
 
-/// An element on abstract nodes (the Lagrangian contract, model/element.hpp): T_q, T_v, V_q, G
-/// against central differences of T, V, g, and every second derivative against central
-/// differences of the first ones, at random coordinates q and rates v (n each). Returns the
-/// worst |analytic - fd| / (1e-6 max(1, |fd|)).
+/// An element on abstract nodes (the Lagrangian contract, model/lagrangian_contract.hpp): T_q,
+/// T_v, V_q, G against central differences of T, V, g, and every second derivative against
+/// central differences of the first ones, at random coordinates q and rates v (n each). Returns
+/// the worst |analytic - fd| / (1e-6 max(1, |fd|)).
 /// With structural nodes (`positions`), also at random positions x (3 per node): V_qx, G_x,
 /// g_qx and g_xx against central differences in x, and T independent of x.
-double CheckLagrangianContract(const Element& e, std::mt19937& rng) {
-    const int n = static_cast<int>(e.abstract_nodes().size());
-    const int nx = 3 * static_cast<int>(e.nodes().size());
+double CheckLagrangianContract(const Element& el, std::mt19937& rng) {
+    const int n = static_cast<int>(el.abstract_nodes().size());
+    const int nx = 3 * static_cast<int>(el.nodes().size());
+    REQUIRE(el.lagrangian() != nullptr);
+    const LagrangianContract& e = *el.lagrangian();
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     Eigen::VectorXd q(n), v(n), x(nx);
     for (int i = 0; i < n; ++i) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "mbstep/io/deck_reader.hpp"
+#include "mbstep/model/element_output.hpp"
+#include "mbstep/model/lagrangian_contract.hpp"
 #include "support/iteration_matrix_check.hpp"
 #include "support/run_helpers.hpp"
 
@@ -43,7 +45,8 @@ Deck ReadText(const std::string& text) {
 }
 
 /// Central differences of T, V, g (values) and of their gradients against the contract.
-void CheckContract(const Element& e, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+void CheckContract(const LagrangianContract& e, const Eigen::VectorXd& q,
+                   const Eigen::VectorXd& v) {
     const int n = static_cast<int>(q.size());
     LagrangianBlock b, bp, bm;
     e.EvaluateLagrangian(0.0, q.data(), v.data(), b);
@@ -99,9 +102,12 @@ void CheckContract(const Element& e, const Eigen::VectorXd& q, const Eigen::Vect
 TEST_CASE("lagrangian genel: derivatives of T, V, g against central differences") {
     const Deck deck = ReadText(kCoupled);
     REQUIRE(deck.model.elements().size() == 1);
-    const Element& e = *deck.model.elements()[0];
-    CHECK(e.abstract_nodes() == std::vector<int>{0, 1, 2});
-    CHECK(e.num_multipliers() == 2);
+    const Element& el = *deck.model.elements()[0];
+    CHECK(el.abstract_nodes() == std::vector<int>{0, 1, 2});
+    CHECK(el.num_multipliers() == 2);
+    REQUIRE(el.lagrangian() != nullptr);
+    REQUIRE(el.output() != nullptr);
+    const LagrangianContract& e = *el.lagrangian();
     LagrangianBlock b;
     const Eigen::Vector3d q(1.05, 1.2, 0.3), v(0.2, 1.0, -0.4);
     e.EvaluateLagrangian(0.0, q.data(), v.data(), b);
@@ -116,7 +122,8 @@ TEST_CASE("lagrangian genel: derivatives of T, V, g against central differences"
     CHECK(b.G(1, 0) == doctest::Approx(0.5 / std::sqrt(l) * ph).epsilon(1e-15));
     CheckContract(e, q, v);
     CheckContract(e, Eigen::Vector3d(0.8, -0.4, 2.0), Eigen::Vector3d(-1.0, 0.3, 0.7));
-    CHECK(e.LogDescription().find("3 coordinates (l, th, ph), 2 constraints") != std::string::npos);
+    CHECK(el.output()->LogDescription().find("3 coordinates (l, th, ph), 2 constraints") !=
+          std::string::npos);
 }
 
 TEST_CASE("lagrangian genel: the cgr family's iteration matrix against differences") {
@@ -183,7 +190,8 @@ TEST_CASE("lagrangian genel: a kink met during the run is an error at its deck l
         "genel: 1, lagrangian, coordinates, 2, 1, \"x\", \"u\", 2, \"y\", \"w\", kinetic energy,\n"
         "    \"(u^2 + w^2)/2\", potential energy, \"min(x, y)^2\";\n"  // 9
         "end: elements;\n");
-    const Element& e = *deck.model.elements()[0];
+    REQUIRE(deck.model.elements()[0]->lagrangian() != nullptr);
+    const LagrangianContract& e = *deck.model.elements()[0]->lagrangian();
     LagrangianBlock b;
     const double v[2] = {0.0, 0.0};
     const double apart[2] = {0.5, 0.0}, equal[2] = {0.25, 0.25};

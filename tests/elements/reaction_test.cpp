@@ -15,6 +15,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
 
@@ -70,15 +71,15 @@ Result RunStatic(const std::string& nodes, const std::string& elements) {
         res.states = f.node_states();
         const auto& elems = d.model.elements();
         for (size_t e = 0; e < elems.size(); ++e) {
-            if (!elems[e]->HasReactionOutput() ||
-                std::string(elems[e]->output_extension()) != "jnt")
+            const ElementOutput* out = elems[e]->output();
+            if (!out || !out->HasReactionOutput() || std::string(out->output_extension()) != "jnt")
                 continue;  // the couples' .frc lines
             std::vector<const FrameState*> ptr;
             for (int k : elems[e]->nodes()) ptr.push_back(&res.states[k]);
             ElementContext ctx{t, ptr.data(), f.multipliers(static_cast<int>(e)), Vec3::Zero()};
             std::ostringstream os;
             os.precision(17);
-            elems[e]->WriteReaction(os, ctx);
+            out->WriteReaction(os, ctx);
             std::istringstream is(os.str());
             int label = 0;
             Reaction r;

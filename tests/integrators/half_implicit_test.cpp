@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mbstep/model/element_output.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace mbstep;
@@ -255,7 +256,8 @@ FrictionHistory RunFriction(const std::string& mu) {
         const ElementContext ctx{t, node, fo.multipliers(crank), Vec3::Zero()};
         std::ostringstream os;
         os.precision(17);
-        deck.model.elements()[crank]->WriteReaction(os, ctx);  // label, F, M local, F, M global
+        // label, F, M local, F, M global
+        deck.model.elements()[crank]->output()->WriteReaction(os, ctx);
         std::istringstream is(os.str());
         std::vector<double> c;
         for (double x; is >> x;) c.push_back(x);

@@ -6,8 +6,10 @@
 // must have a manual line naming it.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -380,7 +382,7 @@ TEST_CASE("every keyword of the reader's tables has a row here, and every row a 
 }
 
 TEST_CASE("the manual's keyword tables name every keyword the reader accepts") {
-    for (DeckBlock b : {DeckBlock::kAnywhere, DeckBlock::kInitialValue, DeckBlock::kControlData}) {
+    for (DeckBlock b : kTableBlocks) {
         const std::vector<KeywordEntry>& entries = DeckKeywords(b);
         REQUIRE(!entries.empty());
         for (const KeywordEntry& e : entries) {
@@ -403,6 +405,40 @@ TEST_CASE("the manual's keyword tables name every keyword the reader accepts") {
         for (const KeywordEntry& e : DeckKeywords(b))
             if (e.outcome != KeywordOutcome::kRefused) expected.push_back(e.names.front());
         CHECK(AcceptedDeckKeywords(b) == expected);
+    }
+}
+
+TEST_CASE("the input manual's sections show their blocks' keyword tables") {
+    // docs/input.md is `mbstep manual`'s output (the input_manual_current test): each block's
+    // section holds its table, one row per manual line with a text, the syntax of the lines
+    // without one joined before it.
+    std::ifstream in(std::string(MBSTEP_SOURCE_DIR) + "/docs/input.md");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string manual = text.str();
+    const std::pair<DeckBlock, const char*> sections[] = {
+        {DeckBlock::kAnywhere, "\n## Deck structure\n"},
+        {DeckBlock::kInitialValue, "\n## initial value\n"},
+        {DeckBlock::kControlData, "\n## control data\n"},
+        {DeckBlock::kNodes, "\n## nodes\n"},
+        {DeckBlock::kElements, "\n## elements\n"}};
+    for (const auto& [block, heading] : sections) {
+        const size_t begin = manual.find(heading);
+        INFO("section " << heading);
+        REQUIRE(begin != std::string::npos);
+        const size_t end = manual.find("\n## ", begin + 1);
+        const std::string section = manual.substr(begin, end - begin);
+        std::string pending;
+        for (const KeywordEntry& e : DeckKeywords(block))
+            for (const KeywordManualLine& l : e.manual) {
+                pending += (pending.empty() ? "" : ", ") + l.syntax;
+                if (l.text.empty()) continue;
+                const std::string row = "| " + pending + " | " + l.text + " |\n";
+                INFO("row " << row);
+                CHECK(section.find(row) != std::string::npos);
+                pending.clear();
+            }
     }
 }
 

@@ -17,6 +17,7 @@
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/plugin/registry.hpp"
 #include "mbstep/simulation.hpp"
 
@@ -60,7 +61,7 @@ History Run(const std::string& mu) {
         const ElementContext ctx{t, node, fo.multipliers(crank_index), Vec3::Zero()};
         std::ostringstream os;
         os.precision(17);
-        crank->WriteReaction(os, ctx);  // label, F, M local, F, M global
+        crank->output()->WriteReaction(os, ctx);  // label, F, M local, F, M global
         std::istringstream is(os.str());
         std::vector<double> c;
         for (double x; is >> x;) c.push_back(x);

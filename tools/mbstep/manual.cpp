@@ -1,9 +1,10 @@
 // `mbstep manual`: the input manual (docs/input.md). The deck language's blocks are described
-// here; the keywords of the statements valid anywhere, of `initial value` and of `control data`
-// come from the deck reader's keyword tables (mbstep/io/deck_keywords.hpp), and every element,
-// constitutive law, drive, method and formulation comes from the registry (its descriptor's
-// description and a test snippet as an example), so the lists cannot fall out of date. A CTest test
-// compares docs/input.md with this output.
+// here; the keywords of the statements valid anywhere and of the blocks `initial value`,
+// `control data`, `nodes` and `elements` come from the deck reader's keyword tables
+// (mbstep/io/deck_keywords.hpp), and every element, constitutive law, drive, method and
+// formulation comes from the registry (its descriptor's description and a test snippet as an
+// example), so the lists cannot fall out of date. A CTest test compares docs/input.md with this
+// output.
 #include "manual.hpp"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ const char* kControlData = R"(
 
 )";
 
-const char* kNodesElements = R"(
+const char* kNodes = R"(
 ## nodes
 
     structural: label, static | dynamic, [position,] x, [orientation,] R,
@@ -63,46 +64,39 @@ const char* kNodesElements = R"(
     structural: label, dummy, base, offset, f, R | relative frame, reference node [...];
     abstract: label, differential [, value, x0 [, derivative, v0]] [, output, yes|no];
 
+)";
+
+const char* kAfterNodes = R"(
 An abstract node is one scalar coordinate x (initial value x0, default 0) and its rate x'
 (initial v0, default 0), written to the `.abs` file; only the `lagrangian` genel reads it. The
 `cgr` formulations (every first-order method) run models of abstract nodes, also beside
 structural nodes (a `lagrangian` genel with `positions` couples them); `lagrangian` (`eml`,
 `rk`, `hht`, `generalized alpha`) runs models of abstract nodes only; other formulations refuse
-them. `algebraic` abstract nodes are refused.
-
-`scale` and `accelerations` warn (no effect); `modal`, `static displacement` and `dynamic
-displacement` nodes and other node kinds (`electric`, `hydraulic`, ...) are refused. Positions,
-orientations and velocities accept MBDyn's `reference, global | node | other node | label, ...`
-prefixes.
+them. Positions, orientations and velocities accept MBDyn's `reference, global | node | other
+node | label, ...` prefixes.
 
 ## elements
 
-Element statements are those of the registered element plugins (below). Besides them:
+Element statements are those of the registered element plugins (below), which the reader looks
+up first. Besides them:
 
-- `driven: label, <drive>, <element statement>;`: the element acts while the drive is non-zero
-  (elements with multipliers or inertia are refused; `hint` is refused);
-- `inertia: ...;` is read with a warning (it only logs);
-- `user defined: label, type, ...;` reads any registered element type by its name (MBDyn's
-  elements of `module load:` modules): `user defined: 7, rod, ...` is `joint: 7, rod, ...`,
-  written to the joint outputs, with the labels and the count (`user defined elements`) of
-  user defined elements; a type registered under two statements (`absolute`: force and
-  couple) must be written with its statement;
-- `genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., [positions, k, SNODE, "x",
-  "y", "z", ...,] kinetic energy, "T" [, potential energy, "V"] [, constraints, m, "g_1", ...,
-  "g_m"];` states a system in the coordinates of n abstract nodes by its kinetic energy
-  T(q, v), potential V(q) and holonomic constraints g(q) = 0, expressions (double-quoted, `set:`
-  variables allowed, no `Time`) of the names given to each node's coordinate ("q") and rate
-  ("v"). `positions` names the global position components of k (<= 4) structural nodes SNODE
-  (their reference points), which V and g may read (T may not): V(q, x) and g(q, x) then act on
-  each of those nodes as the force -dV/dx - G_x^T lambda at its reference point, no moment
-  (the model has both node kinds: only the `cgr` formulations run it). The equations are
-  d/dt(dT/dv) - dT/dq + dV/dq + G^T lambda = 0, g = 0 (G = dg/dq), with exact first and second
-  derivatives of the expressions; the mass matrix d2T/dv2 may be singular (it is never
-  inverted; the `.log` gives its rank). V and g must not depend on the rates. A function without
-  a derivative at the initial state (a kink of `abs`, `min`, `max`; `sign`, `ceil`,
-  comparisons, ... of a coordinate) is an error at its place in the string;
-- `aerodynamic ...`, `plate`, `membrane4`, `shell4`, `loadable`, `bulk`,
-  `electric`, `hydraulic`, `thermal`, `modal`, ... are refused.
+)";
+
+const char* kAfterElements = R"(
+`genel: label, lagrangian, coordinates, n, NODE, "q", "v", ..., [positions, k, SNODE, "x",
+"y", "z", ...,] kinetic energy, "T" [, potential energy, "V"] [, constraints, m, "g_1", ...,
+"g_m"];` states a system in the coordinates of n abstract nodes by its kinetic energy T(q, v),
+potential V(q) and holonomic constraints g(q) = 0, expressions (double-quoted, `set:` variables
+allowed, no `Time`) of the names given to each node's coordinate ("q") and rate ("v").
+`positions` names the global position components of k (<= 4) structural nodes SNODE (their
+reference points), which V and g may read (T may not): V(q, x) and g(q, x) then act on each of
+those nodes as the force -dV/dx - G_x^T lambda at its reference point, no moment (the model has
+both node kinds: only the `cgr` formulations run it). The equations are d/dt(dT/dv) - dT/dq +
+dV/dq + G^T lambda = 0, g = 0 (G = dg/dq), with exact first and second derivatives of the
+expressions; the mass matrix d2T/dv2 may be singular (it is never inverted; the `.log` gives
+its rank). V and g must not depend on the rates. A function without a derivative at the
+initial state (a kink of `abs`, `min`, `max`; `sign`, `ceil`, comparisons, ... of a
+coordinate) is an error at its place in the string.
 
 )";
 
@@ -167,7 +161,11 @@ void PrintInputManual(const Registry& r, std::ostream& os) {
     KeywordTable(DeckBlock::kInitialValue, "keyword", os);
     os << kControlData;
     KeywordTable(DeckBlock::kControlData, "keyword", os);
-    os << kNodesElements;
+    os << kNodes;
+    KeywordTable(DeckBlock::kNodes, "statement", os);
+    os << kAfterNodes;
+    KeywordTable(DeckBlock::kElements, "statement", os);
+    os << kAfterElements;
     // Elements by statement, from the registry.
     std::map<std::string, std::vector<const ElementDescriptor*>> by_statement;
     for (const ElementDescriptor& d : r.elements()) by_statement[d.statement].push_back(&d);

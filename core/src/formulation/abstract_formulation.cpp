@@ -30,6 +30,10 @@ std::vector<AbstractElement> AbstractElementTable(const Model& model, const std:
                            el.type() + ") acts on structural nodes, which this model has none of");
         AbstractElement d;
         d.element = static_cast<int>(e);
+        d.lagrangian = el.lagrangian();
+        if (!d.lagrangian)
+            throw RunError(why + el.statement() + " " + std::to_string(el.label()) + " (" +
+                           el.type() + ") on abstract nodes has no Lagrangian contract");
         d.coordinates = el.abstract_nodes();
         d.m = el.num_multipliers();
         d.mult_offset = first_multiplier + m_total;
@@ -89,7 +93,7 @@ void AbstractFormulation::Evaluate(int k, const Eigen::VectorXd& q, const Eigen:
         ql_[a] = q[d.coordinates[a]];
         vl_[a] = v[d.coordinates[a]];
     }
-    model_.elements()[d.element]->EvaluateLagrangian(t_, ql_.data(), vl_.data(), out);
+    d.lagrangian->EvaluateLagrangian(t_, ql_.data(), vl_.data(), out);
 }
 
 const double* AbstractFormulation::multipliers(int element) const {
@@ -179,8 +183,9 @@ void AbstractFormulation::Evaluate(const Eigen::VectorXd& v, const Eigen::Vector
             vl[i] = v[d.coordinates[i]];
             al[i] = a[d.coordinates[i]];
         }
-        if (!el.KineticHessianDerivative(t_, ql.data(), vl.data(), zero.data(), al.data(), dHa) ||
-            !el.KineticHessianDerivative(t_, ql.data(), vl.data(), vl.data(), zero.data(), dHv))
+        const LagrangianContract& lc = *d.lagrangian;
+        if (!lc.KineticHessianDerivative(t_, ql.data(), vl.data(), zero.data(), al.data(), dHa) ||
+            !lc.KineticHessianDerivative(t_, ql.data(), vl.data(), vl.data(), zero.data(), dHv))
             throw RunError("formulation 'lagrangian': " + el.statement() + " " +
                            std::to_string(el.label()) + " (" + el.type() +
                            ") provides no third derivatives of its kinetic energy, which the "

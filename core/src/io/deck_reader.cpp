@@ -828,43 +828,85 @@ const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
             return t;
         }
         case DeckBlock::kNodes: {
-            // MBDyn input manual, "Nodes"; described in the manual's prose.
+            // MBDyn input manual, "Nodes"; the manual's prose gives the syntax of the two
+            // node statements that act.
             static const Table t({
-                {{"abstract"}, O::kActs, &D::AbstractNodeRow, kSelf, {}},
-                {{"structural"}, O::kActs, &D::StructuralNodeRow, kSelf, {}},
-                {{"electric"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
-                {{"hydraulic"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
-                {{"parameter"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
-                {{"thermal"}, O::kRefused, &D::NodesNotSupported, kSelf, {}},
+                {{"structural"},
+                 O::kActs,
+                 &D::StructuralNodeRow,
+                 kSelf,
+                 L{{"`structural`",
+                    "`static`, `dynamic` and `dummy` nodes (syntax above); `scale` and "
+                    "`accelerations` warn (no effect); `modal`, `static displacement` and "
+                    "`dynamic displacement` nodes are refused"}}},
+                {{"abstract"},
+                 O::kActs,
+                 &D::AbstractNodeRow,
+                 kSelf,
+                 L{{"`abstract`",
+                    "`differential` nodes (syntax above), read by the `lagrangian` genel; "
+                    "`algebraic` nodes are refused"}}},
+                {{"electric"}, O::kRefused, &D::NodesNotSupported, kSelf, L{{"`electric`", ""}}},
+                {{"hydraulic"}, O::kRefused, &D::NodesNotSupported, kSelf, L{{"`hydraulic`", ""}}},
+                {{"parameter"}, O::kRefused, &D::NodesNotSupported, kSelf, L{{"`parameter`", ""}}},
+                {{"thermal"},
+                 O::kRefused,
+                 &D::NodesNotSupported,
+                 kSelf,
+                 L{{"`thermal`", "refused (MBDyn's other node kinds)"}}},
             });
             return t;
         }
         case DeckBlock::kElements: {
             // MBDyn input manual, "Elements": the statements besides the registered ones
-            // (which the element plugins provide, and which are looked up first); described in
-            // the manual's prose. MBDyn's element statements that no plugin provides are
-            // refused: those of the built-in plugins when they are not loaded, and the others.
+            // (which the element plugins provide, and which are looked up first). MBDyn's
+            // element statements that no plugin provides are refused: those of the built-in
+            // plugins when they are not loaded (listed first), and the others.
             static const Table t([] {
                 std::vector<Row> rows = {
-                    {{"driven"}, O::kActs, &D::DrivenRow, kSelf, {}},
-                    {{"user defined"}, O::kActs, &D::UserDefinedRow, kSelf, {}},
+                    {{"driven"},
+                     O::kActs,
+                     &D::DrivenRow,
+                     kSelf,
+                     L{{"`driven: label, <drive>, <element statement>;`",
+                        "the element acts while the drive is non-zero (elements with "
+                        "multipliers or inertia are refused; `hint` is refused)"}}},
+                    {{"user defined"},
+                     O::kActs,
+                     &D::UserDefinedRow,
+                     kSelf,
+                     L{{"`user defined: label, type, ...;`",
+                        "reads any registered element type by its name (MBDyn's elements of "
+                        "`module load:` modules): `user defined: 7, rod, ...` is `joint: 7, "
+                        "rod, ...`, written to the joint outputs, with the labels and the count "
+                        "(`user defined elements`) of user defined elements; a type registered "
+                        "under two statements (`absolute`: force and couple) must be written "
+                        "with its statement"}}},
                     // `inertia:` only logs the inertia of a group of elements (MBDyn manual,
                     // elements.tex); skipped so that MBDyn's decks read unchanged.
-                    {{"inertia"}, O::kWarns, &D::InertiaStatement, kEnded, {}},
+                    {{"inertia"},
+                     O::kWarns,
+                     &D::InertiaStatement,
+                     kEnded,
+                     L{{"`inertia: ...;`", "warn (MBDyn only logs it)"}}},
                 };
-                for (const char* k : {"body",
-                                      "joint",
-                                      "force",
-                                      "couple",
-                                      "gravity",
-                                      "beam",
-                                      "beam2",
-                                      "beam3",
+                // The statements of mbstep's own element plugins, then MBDyn's others.
+                const char* const built_in[] = {"body",    "joint", "force", "couple",
+                                                "gravity", "beam2", "beam3", "genel"};
+                for (const char* k : built_in)
+                    rows.push_back({{k},
+                                    O::kRefused,
+                                    &D::ElementNotProvided,
+                                    kSelf,
+                                    L{{std::string("`") + k + "`", ""}}});
+                rows.back().manual.back().text =
+                    "the registered element types (below); refused when no loaded plugin "
+                    "provides the statement";
+                for (const char* k : {"beam",
                                       "aerodynamic body",
                                       "aerodynamic beam",
                                       "aerodynamic beam2",
                                       "aerodynamic beam3",
-                                      "genel",
                                       "output",
                                       "bind",
                                       "electric",
@@ -887,7 +929,12 @@ const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
                                       "stream output",
                                       "output element",
                                       "bulk"})
-                    rows.push_back({{k}, O::kRefused, &D::ElementNotProvided, kSelf, {}});
+                    rows.push_back({{k},
+                                    O::kRefused,
+                                    &D::ElementNotProvided,
+                                    kSelf,
+                                    L{{std::string("`") + k + "`", ""}}});
+                rows.back().manual.back().text = "refused (no mbstep plugin provides them)";
                 return rows;
             }());
             return t;

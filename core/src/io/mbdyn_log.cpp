@@ -5,6 +5,7 @@
 
 #include "mbstep/io/number_format.hpp"
 #include "mbstep/io/output.hpp"
+#include "mbstep/model/element_output.hpp"
 #include "mbstep/model/model.hpp"
 
 namespace mbstep {
@@ -89,6 +90,8 @@ std::string MbdynModelLog(const Model& model, int output_every, int precision) {
     std::vector<int> labels;
     std::vector<const FrameState*> states;
     for (const auto& e : model.elements()) {
+        const ElementOutput* eo = e->output();
+        if (!eo) continue;
         labels.clear();
         states.clear();
         for (int i : e->nodes()) {
@@ -99,7 +102,7 @@ std::string MbdynModelLog(const Model& model, int output_every, int precision) {
         ctx.node_label = labels.data();
         ctx.node = states.data();
         ctx.precision = precision;
-        const std::string line = e->MbdynLogLine(ctx);
+        const std::string line = eo->MbdynLogLine(ctx);
         if (line.empty()) continue;
         out += line;
         out += '\n';

@@ -121,11 +121,13 @@ OutputWriter::OutputWriter(const std::string& prefix, const RunSettings& setting
     // One file per extension of the elements' output lines (.jnt joints, .act beams), opened in
     // the order their first element appears; each element writes to its own.
     for (const auto& e : model.elements()) {
-        if (!text || !e->HasReactionOutput() || !settings.ElementOutput(e->statement())) {
+        const ElementOutput* eo = e->output();
+        element_output_.push_back(eo);
+        if (!text || !eo || !eo->HasReactionOutput() || !settings.ElementOutput(e->statement())) {
             element_file_.push_back(-1);
             continue;
         }
-        const std::string ext = e->output_extension();
+        const std::string ext = eo->output_extension();
         int k = 0;
         while (k < static_cast<int>(element_ext_.size()) && element_ext_[k] != ext) ++k;
         if (k == static_cast<int>(element_ext_.size())) {
@@ -262,7 +264,7 @@ void OutputWriter::WriteStep(int step, double t, double dt, const StepStats& sta
                 for (int k : elems[e]->nodes()) node_ptrs_.push_back(&states[k]);
                 ElementContext ctx{t, node_ptrs_.data(), f.multipliers(static_cast<int>(e)),
                                    model_.gravity() ? model_.gravity()->At(t) : Vec3::Zero()};
-                elems[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
+                element_output_[e]->WriteReaction(*element_out_[element_file_[e]], ctx);
             }
         }
         if (vtk_)

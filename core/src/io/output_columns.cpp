@@ -28,7 +28,7 @@ Vec3 OrientationAngles(const Mat3& R, OrientationOutput kind) {
     return Vec3::Zero();
 }
 
-std::vector<double> ReactionNumbers(const Element& e, const ElementContext& ctx) {
+std::vector<double> ReactionNumbers(const ElementOutput& e, const ElementContext& ctx) {
     std::vector<double> v;
     if (!e.HasReactionOutput()) return v;
     std::ostringstream os;
@@ -46,7 +46,7 @@ std::vector<double> ReactionNumbers(const Element& e, const ElementContext& ctx)
     return v;
 }
 
-bool JntColumns(const Element& e, const ElementContext& ctx, double v[13]) {
+bool JntColumns(const ElementOutput& e, const ElementContext& ctx, double v[13]) {
     const std::vector<double> n = ReactionNumbers(e, ctx);
     if (n.size() < 13) return false;
     std::copy(n.begin(), n.begin() + 13, v);

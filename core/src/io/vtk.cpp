@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/model/element_output.hpp"
 
 namespace mbstep {
 
@@ -92,6 +93,7 @@ void AppendTime(std::string& s, double v) {
 
 VtkSeriesWriter::VtkSeriesWriter(const std::string& prefix, const Model& model, int precision)
     : model_(model), precision_(precision) {
+    for (const auto& e : model.elements()) element_output_.push_back(e->output());
     namespace fs = std::filesystem;
     pvd_path_ = prefix + ".pvd";
     folder_ = prefix + "-vtk";
@@ -176,7 +178,7 @@ void VtkSeriesWriter::AddStep(int step, double t, const std::vector<FrameState>&
         const ElementContext ctx{t, node_ptrs_.data(), lambda(static_cast<int>(e)), gravity};
         force_.clear();
         moment_.clear();
-        el.OutputVectors(ctx, force_, moment_);
+        if (const ElementOutput* eo = element_output_[e]) eo->OutputVectors(ctx, force_, moment_);
         const size_t pairs = std::min(force_.size(), moment_.size());
         if (k >= 2 && pairs == static_cast<size_t>(k - 1)) {  // one line per segment
             for (int s = 0; s + 1 < k; ++s)

@@ -3,8 +3,17 @@
 
 namespace mbstep {
 
+namespace {
+
+const ElementOutput kNoOutput{};  // the interface's defaults, for a wrapped element without output
+
+}  // namespace
+
 DrivenElement::DrivenElement(std::unique_ptr<Element> inner, DrivePtr drive)
-    : Element(inner->label(), inner->type()), inner_(std::move(inner)), drive_(std::move(drive)) {
+    : Element(inner->label(), inner->type()),
+      inner_(std::move(inner)),
+      inner_output_(inner_->output() ? inner_->output() : &kNoOutput),
+      drive_(std::move(drive)) {
     nodes_ = inner_->nodes();
     set_statement(inner_->statement());
     set_where(inner_->where());
@@ -25,7 +34,7 @@ double DrivenElement::PotentialEnergy(const ElementContext& ctx) const {
 }
 
 std::string DrivenElement::LogDescription() const {
-    const std::string d = inner_->LogDescription();
+    const std::string d = inner_output_->LogDescription();
     return "driven " + inner_->statement() + " " + std::to_string(label()) + " (" + type() + ")" +
            (d.empty() ? "" : ": " + d);
 }

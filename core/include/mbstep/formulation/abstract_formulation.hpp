@@ -1,5 +1,5 @@
 // mbstep — the state of a model of abstract nodes for methods that form their equations from
-// the elements' Lagrangian contract themselves (model/element.hpp, LagrangianBlock): the
+// the elements' Lagrangian contract themselves (model/lagrangian_contract.hpp): the
 // coordinates q and rates v of the abstract nodes, the elements' multipliers and the time,
 // which the output and on_step read. The formulation keyword is `lagrangian`
 // (plugins/formulation_lagrangian); `eml` (plugins/eml/eml_abstract.hpp) and `rk`
@@ -12,8 +12,8 @@
 //   C = T_vq - T_qv + [D_(v, 0) H_T]_vv,
 //   K = [D_(v, 0) H_T]_vq - T_qq + V_qq + sum_k lambda_k g_k,qq,   L = G^T,   B = G,
 // where T_vq(i, j) = d2T/dv_i dq_j and D_u H_T is the derivative of T's Hessian in x = (q, v)
-// along u (third derivatives of T, exact: Element::KineticHessianDerivative, the expression's
-// ThirdOrder()). M may be singular; nothing inverts it.
+// along u (third derivatives of T, exact: LagrangianContract::KineticHessianDerivative, the
+// expression's ThirdOrder()). M may be singular; nothing inverts it.
 #pragma once
 
 #include <Eigen/Core>
@@ -22,13 +22,16 @@
 
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/formulation/second_order.hpp"
+#include "mbstep/model/lagrangian_contract.hpp"
 
 namespace mbstep {
 
-/// A Lagrangian element of a model of abstract nodes: its index in Model::elements(), the
-/// abstract nodes it reads, and its multipliers.
+/// A Lagrangian element of a model of abstract nodes: its index in Model::elements(), its
+/// Lagrangian contract (Element::lagrangian(), asked once here), the abstract nodes it reads,
+/// and its multipliers.
 struct AbstractElement {
     int element{0};
+    const LagrangianContract* lagrangian{nullptr};
     std::vector<int> coordinates;  ///< abstract node indices
     int mult_offset{0};
     int m{0};
@@ -36,8 +39,9 @@ struct AbstractElement {
 
 /// The elements of a model made of abstract nodes only, their multipliers numbered from
 /// `first_multiplier` on (*num_multipliers: their total). Throws RunError, its message starting
-/// with `why`, for structural nodes in the model, an element without abstract nodes, and an
-/// abstract node no element reads (its equations would be empty). Used by the formulations that
+/// with `why`, for structural nodes in the model, an element without abstract nodes or without
+/// the Lagrangian contract, and an abstract node no element reads (its equations would be
+/// empty). Used by the formulations that
 /// hold such models (`lagrangian`, and the cgr family's form for abstract nodes).
 std::vector<AbstractElement> AbstractElementTable(const Model& model, const std::string& why,
                                                   int first_multiplier, int* num_multipliers);

@@ -14,9 +14,9 @@
 namespace mbstep {
 
 /// The blocks whose statements are read through a keyword table. kAnywhere: the statements
-/// valid in every block and outside them (`set:`, `include:`, ...). For kNodes and kElements
-/// the table holds the keywords besides the registered element statements, and the manual
-/// describes those blocks in prose.
+/// valid in every block and outside them (`set:`, `include:`, ...). For kElements the table
+/// holds the keywords besides the registered element statements (the registry's element types
+/// make the manual's list of those).
 enum class DeckBlock { kAnywhere, kInitialValue, kControlData, kNodes, kElements };
 
 /// How mbstep reads a statement (docs/input.md): it acts, it is read with a warning that says
@@ -35,7 +35,7 @@ struct KeywordManualLine {
 struct KeywordEntry {
     std::vector<std::string> names;  ///< MBDyn's spelling first, then the aliases read alike
     KeywordOutcome outcome{KeywordOutcome::kActs};
-    std::vector<KeywordManualLine> manual;  ///< empty for the nodes and elements blocks
+    std::vector<KeywordManualLine> manual;
 };
 
 /// The keyword table of a block, in the manual's order.

@@ -50,9 +50,9 @@ class LogLine {
 };
 
 /// The MBDyn-layout lines of the model, each with its newline: (0), the structural nodes in
-/// deck order and then the dummy nodes (1), the elements' Element::MbdynLogLine in deck order
-/// (2), then (3); from the nodes' initial states as read from the deck (call it before the
-/// initial joint assembly). output_every: the deck's `output frequency`.
+/// deck order and then the dummy nodes (1), the elements' ElementOutput::MbdynLogLine in deck
+/// order (2), then (3); from the nodes' initial states as read from the deck (call it before
+/// the initial joint assembly). output_every: the deck's `output frequency`.
 std::string MbdynModelLog(const Model& model, int output_every, int precision);
 
 }  // namespace mbstep

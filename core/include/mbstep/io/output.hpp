@@ -91,11 +91,12 @@ class OutputWriter {
     std::unique_ptr<VtkSeriesWriter> vtk_;  // output results: vtk
     std::unique_ptr<NetcdfWriter> netcdf_;  // output results: netcdf
     // Element output files (.jnt, .act, ...): their extensions, streams, and each element's
-    // file index (-1: it writes none).
+    // file index (-1: it writes none) and output interface (Element::output(), asked here once).
     std::vector<std::string> element_ext_;
     std::vector<std::unique_ptr<AppendBuf>> element_buf_;
     std::vector<std::unique_ptr<std::ostream>> element_out_;
     std::vector<int> element_file_;
+    std::vector<const ElementOutput*> element_output_;
     const Integrator* integrator_{nullptr};
     std::vector<double> extra_;  // the integrator's extra .csv values of a step
     std::string pending_log_;    // what the .csv's extra columns are, for the .log

@@ -9,9 +9,9 @@
 //                (kind by Element::statement(): 1 body, 2 joint, 3 beam, 4 force or couple,
 //                5 other): a vertex (one node), a line (two) or a polyline through their
 //                nodes, or one line per segment between consecutive nodes when the element
-//                gives one force/moment pair per segment (beams; Element::OutputVectors)
-//     cell data  label (node or element), kind, force, moment (Element::OutputVectors, global
-//                frame; zero for nodes and elements without them)
+//                gives one force/moment pair per segment (beams; ElementOutput::OutputVectors)
+//     cell data  label (node or element), kind, force, moment (ElementOutput::OutputVectors,
+//                global frame; zero for nodes and elements without them)
 // Each step's file is formatted into a buffer when the step is output and written at Flush;
 // its DataSet entry is then added to the .pvd in place of the closing tags, which are written
 // again after it, so the .pvd is a complete document after every Flush.
@@ -59,6 +59,8 @@ class VtkSeriesWriter {
     long pvd_end_{0};  // the .pvd's length without its closing tags
     std::vector<Pending> pending_;
     size_t buffered_{0};
+    // Each element's output interface (Element::output(), asked once by the constructor).
+    std::vector<const ElementOutput*> element_output_;
     // Per step, reused.
     std::vector<FrameState> points_;
     std::vector<const FrameState*> node_ptrs_;

@@ -12,10 +12,13 @@
 
 #include "mbstep/model/drive.hpp"
 #include "mbstep/model/element.hpp"
+#include "mbstep/model/element_output.hpp"
 
 namespace mbstep {
 
-class DrivenElement final : public Element {
+/// Its output is the wrapped element's (that element's ElementOutput, or the interface's
+/// defaults when it has none), and a .log description of its own.
+class DrivenElement final : public Element, public ElementOutput {
   public:
     DrivenElement(std::unique_ptr<Element> inner, DrivePtr drive);
 
@@ -25,29 +28,33 @@ class DrivenElement final : public Element {
     bool HasContribution() const override { return inner_->HasContribution(); }
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
     double PotentialEnergy(const ElementContext& ctx) const override;
+    const ElementOutput* output() const override { return this; }
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override {
-        inner_->WriteReaction(os, ctx);
+        inner_output_->WriteReaction(os, ctx);
     }
-    bool HasReactionOutput() const override { return inner_->HasReactionOutput(); }
-    const char* output_extension() const override { return inner_->output_extension(); }
+    bool HasReactionOutput() const override { return inner_output_->HasReactionOutput(); }
+    const char* output_extension() const override { return inner_output_->output_extension(); }
     void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
                        std::vector<Vec3>& moment) const override {
-        inner_->OutputVectors(ctx, force, moment);
+        inner_output_->OutputVectors(ctx, force, moment);
     }
-    NetcdfGroup NetcdfDescription() const override { return inner_->NetcdfDescription(); }
+    NetcdfGroup NetcdfDescription(const Element& /*element*/) const override {
+        return inner_output_->NetcdfDescription(*inner_);
+    }
     bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override {
-        return inner_->NetcdfValues(ctx, out);
+        return inner_output_->NetcdfValues(ctx, out);
     }
     std::string LogDescription() const override;
     /// MBDyn writes the wrapped element's line (a `driven:` element has none of its own).
     std::string MbdynLogLine(const LogLineContext& ctx) const override {
-        return inner_->MbdynLogLine(ctx);
+        return inner_output_->MbdynLogLine(ctx);
     }
     void AfterConvergence(const ElementContext& ctx) override { inner_->AfterConvergence(ctx); }
     bool NeedsConvergedState() const override { return inner_->NeedsConvergedState(); }
 
   private:
     std::unique_ptr<Element> inner_;
+    const ElementOutput* inner_output_;  // inner_->output(), or the defaults
     DrivePtr drive_;
 };
 

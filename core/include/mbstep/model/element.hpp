@@ -22,7 +22,6 @@
 
 #include <Eigen/Core>
 #include <cstdint>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -125,32 +124,6 @@ struct ElementBlock {
     }
 };
 
-/// The Lagrangian contract of an element on abstract nodes (docs/DESIGN.md, "Abstract nodes and
-/// the `lagrangian` element"): for its n coordinates q (the values of its abstract nodes, in
-/// the order of Element::abstract_nodes()) and rates v, the kinetic energy T(q, v), the
-/// potential V(q) and m holonomic constraints g(q) = 0, each with its first and second
-/// derivatives. Formulations form their equations from these (e.g. the Euler-Lagrange
-/// equations d/dt(T_v) - T_q + V_q + G^T lambda = 0, G = g_q); M = T_vv may be singular and is
-/// never inverted by them.
-struct LagrangianBlock {
-    double T{0.0}, V{0.0};
-    Eigen::VectorXd T_q, T_v, V_q;      ///< n
-    Eigen::MatrixXd T_qq, T_qv, T_vv;   ///< n x n; T_qv(i, j) = d2T/dq_i dv_j
-    Eigen::MatrixXd V_qq;               ///< n x n
-    Eigen::VectorXd g;                  ///< m
-    Eigen::MatrixXd G;                  ///< m x n, G(k, j) = dg_k/dq_j
-    std::vector<Eigen::MatrixXd> g_qq;  ///< m matrices n x n
-    /// Elements that also read the positions x of structural nodes (3 per node, in the order
-    /// of Element::nodes(); EvaluateLagrangian's x): the mixed second derivatives with the
-    /// coordinates and the constraints' gradient in x. Empty (0 columns) otherwise. What x
-    /// does to the structural nodes themselves (the force -V_x - G_x^T lambda and its
-    /// derivatives in x) the element writes through Evaluate, in twist space.
-    Eigen::MatrixXd V_qx;               ///< n x 3k, d2V/dq_i dx_j
-    Eigen::MatrixXd G_x;                ///< m x 3k, dg_k/dx_j
-    std::vector<Eigen::MatrixXd> g_qx;  ///< m matrices n x 3k
-    std::vector<Eigen::MatrixXd> g_xx;  ///< m matrices 3k x 3k (initial accelerations)
-};
-
 /// What an element sees when it is evaluated.
 struct ElementContext {
     double t{0.0};
@@ -166,48 +139,13 @@ struct ElementContext {
     const double* abstract_q{nullptr};
 };
 
-/// What an element sees when it writes its line of MBDyn's .log (Element::MbdynLogLine): the
-/// labels and the initial states, as read from the deck (before the initial joint assembly, as
-/// MBDyn writes it while reading the input), of its own nodes in the order of Element::nodes().
-struct LogLineContext {
-    const int* node_label{nullptr};
-    const FrameState* const* node{nullptr};
-    int precision{6};  ///< significant digits of the numbers (the run's output precision)
-};
-
 /// Kind of the element's constraint equations. kMixed: some rows are position level, others
 /// velocity level (Element::row_level says which), e.g. a revolute hinge whose rotation about
 /// the axis has a prescribed angular velocity (`axial rotation`).
 enum class ConstraintLevel { kNone, kPosition, kVelocity, kMixed };
 
-/// What an output variable measures: names its units in MBDyn's NetCDF attributes
-/// (io/netcdf.hpp). No value is converted.
-enum class OutputQuantity {
-    kLength,
-    kVelocity,
-    kAngularVelocity,
-    kForce,
-    kMoment,
-    kRadians,
-    kDegrees,
-    kDimensionless
-};
-
-/// One Vec3 variable of an element's group in MBDyn's NetCDF layout: `<group>.<name>`.
-struct NetcdfVariable {
-    std::string name;
-    OutputQuantity quantity;
-    std::string description;
-};
-
-/// An element's group in MBDyn's NetCDF layout (the element's OutputPrepare in MBDyn): the
-/// variable `<prefix>.<label>` whose attribute `type` is `type`, then `variables`, three
-/// doubles each per output step. An empty prefix: the element writes nothing there.
-struct NetcdfGroup {
-    std::string prefix;  ///< "elem.joint", "elem.beam", "elem.force", "elem.couple"
-    std::string type;
-    std::vector<NetcdfVariable> variables;
-};
+class ElementOutput;
+class LagrangianContract;
 
 class Element {
   public:
@@ -228,24 +166,10 @@ class Element {
     /// Indices (into Model::abstract_nodes) of the abstract nodes it reads (Lagrangian
     /// contract); empty for elements on structural nodes.
     const std::vector<int>& abstract_nodes() const { return abstract_nodes_; }
-    /// Writes the Lagrangian contract at coordinates q and rates v (n = abstract_nodes()
-    /// values each) and time t. Only elements with abstract nodes implement it; its
-    /// constraint rows are the element's multipliers. An element that also has structural
-    /// nodes (nodes() non-empty) reads their positions x (3 per node, in the order of nodes();
-    /// nullptr: their initial positions) and writes LagrangianBlock's mixed blocks V_qx, G_x,
-    /// g_qx; its force on those nodes comes from Evaluate (with ElementContext::abstract_q).
-    virtual void EvaluateLagrangian(double /*t*/, const double* /*q*/, const double* /*v*/,
-                                    LagrangianBlock& /*out*/, const double* /*x*/ = nullptr) const {
-    }
-    /// The derivative along (dq, dv) of the Hessian of T with respect to x = (q, v) at (q, v)
-    /// and time t: dH(i, j) = sum_k d3T/dx_i dx_j dx_k (dq, dv)_k, 2n x 2n, exact. The
-    /// Newmark-family Jacobians need it (d(T_vv a)/dq, d(T_vq v)/dq and /dv). Returns false
-    /// when the element does not provide it (the default).
-    virtual bool KineticHessianDerivative(double /*t*/, const double* /*q*/, const double* /*v*/,
-                                          const double* /*dq*/, const double* /*dv*/,
-                                          Eigen::MatrixXd& /*dH*/) const {
-        return false;
-    }
+    /// The element's Lagrangian contract (model/lagrangian_contract.hpp), or nullptr (the
+    /// default): elements on abstract nodes implement it and return themselves. The
+    /// formulations ask once, when they build their element table.
+    virtual const LagrangianContract* lagrangian() const { return nullptr; }
     virtual int num_multipliers() const { return 0; }
     virtual ConstraintLevel constraint_level() const { return ConstraintLevel::kNone; }
     /// Level (kPosition or kVelocity) of constraint row j, 0 <= j < num_multipliers().
@@ -270,37 +194,10 @@ class Element {
     /// Potential energy of conservative applied loads (gravity, springs); 0 by default.
     virtual double PotentialEnergy(const ElementContext& /*ctx*/) const { return 0.0; }
 
-    /// One line of reactions for the .jnt file (MBDyn layout); joints override.
-    virtual void WriteReaction(std::ostream& /*os*/, const ElementContext& /*ctx*/) const {}
-    virtual bool HasReactionOutput() const { return false; }
-    /// Extension of the file WriteReaction writes to: "jnt" (joints), "act" (beams), ...
-    virtual const char* output_extension() const { return "jnt"; }
-    /// Force and moment vectors in the global frame for the VTK output (io/vtk.hpp): appends
-    /// one (force, moment) pair per cell the element is drawn as, either one pair for the whole
-    /// element or one per segment between consecutive nodes (a beam's internal force and
-    /// moment at each evaluation point). The default, for elements with reaction output whose
-    /// output_extension() is "jnt", reads MBDyn's .jnt layout of the WriteReaction line (label,
-    /// local force, local couple, global force, global couple, ...): its global columns;
-    /// otherwise it appends nothing.
-    virtual void OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
-                               std::vector<Vec3>& moment) const;
-    /// The element's group in MBDyn's NetCDF layout (io/netcdf.hpp). The default, for a
-    /// `joint` statement with reaction output in the .jnt layout: `elem.joint`, the element's
-    /// type, and MBDyn's `f`, `m`, `F`, `M` (Joint::OutputPrepare_int); joints whose .jnt line
-    /// has more columns add their own variables after these.
-    virtual NetcdfGroup NetcdfDescription() const;
-    /// The values of NetcdfDescription()'s variables, three per variable in its order, at the
-    /// start of out (which it resizes; more values than the variables need are ignored). The
-    /// default: the numbers of the element's WriteReaction line after its label. False when
-    /// there are none.
-    virtual bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const;
-    /// One line describing the element in the .log (empty: the element is only counted).
-    virtual std::string LogDescription() const { return {}; }
-    /// The element's line of MBDyn's .log, without its newline, in the layout MBDyn's input
-    /// reader writes it (e.g. `sphericalhinge: label node1 f1 R1 node2 f2 R2`; io/mbdyn_log.hpp
-    /// formats the fields), which Blendyn and mboct read to rebuild the model. Empty: MBDyn
-    /// writes no line for this element type (gravity, drives, couples), nor does mbstep.
-    virtual std::string MbdynLogLine(const LogLineContext& /*ctx*/) const { return {}; }
+    /// The element's output (model/element_output.hpp), or nullptr (the default): elements
+    /// that write to the run's files implement it and return themselves. The output writers
+    /// ask once, when they are set up.
+    virtual const ElementOutput* output() const { return nullptr; }
 
     /// Called by the run loop (Run, simulation.cpp) with the converged state and multipliers:
     /// at the start with the initial multipliers (cgr's initial derivatives, the second-order

@@ -46,7 +46,7 @@ struct StructuralNode {
 
 /// A scalar ("abstract") node (MBDyn `abstract: label, differential, value, x0, derivative,
 /// v0;`): one coordinate x and its rate x'. Elements that read abstract nodes state their
-/// equations through the Lagrangian contract (model/element.hpp, LagrangianBlock).
+/// equations through the Lagrangian contract (model/lagrangian_contract.hpp, LagrangianBlock).
 struct AbstractNode {
     int label{0};
     double x0{0.0};  ///< initial value

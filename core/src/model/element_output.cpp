@@ -1,5 +1,5 @@
-// mbstep — the element contract's defaults (element.hpp).
-#include "mbstep/model/element.hpp"
+// mbstep — the element output interface's defaults (element_output.hpp).
+#include "mbstep/model/element_output.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,8 +8,10 @@
 
 namespace mbstep {
 
-void Element::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
-                            std::vector<Vec3>& moment) const {
+ElementOutput::~ElementOutput() = default;
+
+void ElementOutput::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
+                                  std::vector<Vec3>& moment) const {
     if (std::strcmp(output_extension(), "jnt") != 0) return;
     // MBDyn's .jnt line: label, f (local), m (local), F (global), M (global), then
     // joint-specific columns; the global ones are columns 8-13 counting the label as 1.
@@ -19,13 +21,13 @@ void Element::OutputVectors(const ElementContext& ctx, std::vector<Vec3>& force,
     moment.emplace_back(v[10], v[11], v[12]);
 }
 
-NetcdfGroup Element::NetcdfDescription() const {
+NetcdfGroup ElementOutput::NetcdfDescription(const Element& element) const {
     NetcdfGroup g;
-    if (statement() != "joint" || !HasReactionOutput() ||
+    if (element.statement() != "joint" || !HasReactionOutput() ||
         std::strcmp(output_extension(), "jnt") != 0)
         return g;
     g.prefix = "elem.joint";
-    g.type = type();
+    g.type = element.type();
     g.variables = {{"f", OutputQuantity::kForce, "local reaction force (fx, fy, fz)"},
                    {"m", OutputQuantity::kMoment, "local reaction moment (mx, my, mz)"},
                    {"F", OutputQuantity::kForce, "global reaction force (FX, FY, FZ)"},
@@ -33,7 +35,7 @@ NetcdfGroup Element::NetcdfDescription() const {
     return g;
 }
 
-bool Element::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+bool ElementOutput::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
     out = output_columns::ReactionNumbers(*this, ctx);
     if (out.empty()) return false;
     out.erase(out.begin());  // the label
