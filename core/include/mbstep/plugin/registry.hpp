@@ -21,13 +21,16 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 12;
+inline constexpr int kPluginAbi = 13;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
-/// type keyword, and its label.
+/// type keyword, its label, and the control data's `default orientation` (the orientation
+/// description of an element that writes a relative orientation and names none, as MBDyn's
+/// ReadOptionalOrientationDescription takes the data manager's).
 struct ElementReadArgs {
     DeckInput& in;
     int label;
+    OrientationOutput default_orientation{OrientationOutput::kEuler123};
 };
 
 struct ParameterInfo {
