@@ -36,16 +36,18 @@ Cases:
       the norm of the previous line's reaction force and omega the Omega column about the axis
       (friction.hpp's model), and the couple has no component about the axis (MBDyn does not add
       M3 to it).
-  matrix  the first deck with `default orientation: orientation matrix` in control data and a
-      gimbal rotation: the joints naming no orientation description write the relative
-      orientation matrix row by row, the one naming euler321 keeps it, and the NetCDF `R`
-      (3x3, "-", "Mat3x3") holds the matrix column by column.
+  matrix  the first deck with `default orientation: orientation matrix` in control data, a
+      gimbal rotation, an unconstrained total pin joint and a prismatic joint to a fourth body:
+      the joints naming no orientation description write the relative orientation matrix row
+      by row, the one naming euler321 keeps it, the NetCDF `R` (3x3, "-", "Mat3x3") holds the
+      matrix column by column, the prismatic joint's couple is the one on the fourth body
+      (Newton-Euler), and the types are MBDyn's `totalpin` and `Prismatic`.
   springs a viscoelastic rod and a viscoelastic deformable hinge (Euler 313 description):
       the rod's length, direction and lengthening rate (also by central differences of the
       length column over +-5 steps) and tension (f = (T, 0, 0), F = T d / l) as MBDyn's Rod::Output
       (rodj.cc), the hinge's couple in node a's hinge frame, relative orientation and relative
       angular velocity as DeformableHingeJoint::Output (vehj.cc), and the rod's NetCDF v.
-Every case but matrix also checks each joint's F and M against Newton-Euler on the bodies it
+Every case also checks joints' F and M against Newton-Euler on the bodies it
 holds (m (a_cm - g) and J alpha + w x J w, the accelerations by central differences of the .mov
 velocities): F and M are the load MBDyn's multipliers stand for (on node 2, on node 1 or on the
 ground, per joint: docs/DESIGN.md, table "Joint output"), a flipped sign fails by twice the
@@ -233,7 +235,6 @@ def chain_loads_check(steps, mov, jnt, friction=False):
     largest = 0.0
     for k in range(1, len(steps) - 1):
         rows = {int(r[0]): r for r in jnt[k]}
-        x = {lab: kin[k][lab][0] for lab in (1, 2, 3)}
         rot = {lab: kin[k][lab][1] for lab in (1, 2, 3)}
         F1, F2, F3 = rows[1][7:10], rows[2][7:10], rows[3][7:10]
         M1, M2 = rows[1][10:13], rows[2][10:13]
@@ -262,7 +263,6 @@ def chain_loads_check(steps, mov, jnt, friction=False):
             near_abs(got, ref, tol_m, "step %d: %s" % (k, what))
             worst_m = max(worst_m, max(abs(a - b) for a, b in zip(got, ref)))
         near([rows[1][6], rows[2][6]], [0.0, 0.0], 1e-12, "step %d: m about the hinge axes" % k)
-        del x
     check(largest > 1.0, "the reactions stayed below 1 N: a weak test")
     print("loads: F and M of the pin, hinge and spherical hinge equal Newton-Euler on the "
           "bodies (largest differences %.2g N, %.2g N m; largest force %.3g N)"
@@ -822,17 +822,28 @@ def springs_case(args):
 
 def matrix_case(args):
     """The first deck with `default orientation: orientation matrix` in control data and a
-    gimbal rotation added: the joints that name no orientation description take it (as
-    MBDyn's ReadOptionalOrientationDescription), one that names one keeps its own."""
+    gimbal rotation, a total pin joint and a prismatic joint added: the joints that name no
+    orientation description take it (as MBDyn's ReadOptionalOrientationDescription), one that
+    names one keeps its own."""
     os.makedirs(args.work_dir, exist_ok=True)
     deck = os.path.join(args.work_dir, "matrix.mbd")
     text = DECK % {"netcdf": "output results: netcdf;" if args.with_netcdf else ""}
-    text = text.replace("joints: 3; gravity;",
-                        "joints: 4; gravity;\n    default orientation: orientation matrix;")
+    text = text.replace("structural nodes: 3; rigid bodies: 3; joints: 3; gravity;",
+                        "structural nodes: 4; rigid bodies: 4; joints: 6; gravity;\n"
+                        "    default orientation: orientation matrix;")
     text = text.replace("orientation description, euler123;", "orientation description, euler321;")
     text = text.replace(",\n        orientation description, orientation vector;",
-                        ";\n    joint: 4, gimbal rotation, 2, 3;")
-    check(text.count("orientation description") == 1 and "gimbal" in text, "deck edit")
+                        ";\n    joint: 4, gimbal rotation, 2, 3;\n"
+                        "    joint: 5, total pin joint, 3, position, null, position, null;\n"
+                        "    joint: 6, prismatic, 3, 4;")
+    text = text.replace("    structural: 3, dynamic, 2., 0.5, 0., eye, null, null;\n",
+                        "    structural: 3, dynamic, 2., 0.5, 0., eye, null, null;\n"
+                        "    structural: 4, dynamic, 2., 1., 0., eye, null, null;\n")
+    text = text.replace("    body: 3, 3, 0.5, null, diag, 0.05, 0.05, 0.05;\n",
+                        "    body: 3, 3, 0.5, null, diag, 0.05, 0.05, 0.05;\n"
+                        "    body: 4, 4, 0.3, null, diag, 0.01, 0.02, 0.03;\n")
+    check(text.count("orientation description") == 1 and "gimbal" in text and
+          "structural: 4" in text and "body: 4" in text, "deck edit")
     with open(deck, "w") as f:
         f.write(text)
     prefix = os.path.join(args.work_dir, "matrix")
@@ -841,7 +852,11 @@ def matrix_case(args):
     mov = blocks(prefix + ".mov", len(steps))
     jnt = blocks(prefix + ".jnt", len(steps))
     check(all(len(r) == 19 for r in mov[0]), ".mov rows are not label, x, R (9), v, w")
-    counts = {1: 19, 2: 19, 3: 22, 4: 24}
+    counts = {1: 19, 2: 19, 3: 22, 4: 24, 5: 25, 6: 13}
+    times = [t for (_, t, _) in steps]
+    kin = [kin_of(mov[k], matrix=True) for k in range(len(steps))]
+    dyn = Dynamics(kin, times, {4: (0.3, [0, 0, 0], (0.01, 0.02, 0.03))})
+    largest = 0.0
     for k in range(len(steps)):
         n = kin_of(mov[k], matrix=True)
         rows = {int(r[0]): r for r in jnt[k]}
@@ -857,6 +872,15 @@ def matrix_case(args):
         near(rows[3][13:22], [x for r in rel for x in r], 2e-5, "spherical hinge matrix rows")
         rel = mul(tr(n[2][1]), n[3][1])
         near(rows[4][15:24], [x for r in rel for x in r], 2e-5, "gimbal matrix rows")
+        # A total pin joint with no constraint carries nothing; the prismatic joint writes the
+        # couple on node 4 (MBDyn's PrismaticJoint), which Newton-Euler gives (body 4 alone).
+        near(rows[5][1:13] + rows[6][1:4] + rows[6][7:10], [0.0] * 18, 1e-12,
+             "total pin joint, prismatic F")
+        if 0 < k < len(steps) - 1:
+            near_abs(rows[6][10:13], dyn.moment(k, 4), 1e-3, "step %d: prismatic M" % k)
+            near(rows[6][4:7], mulv(tr(n[3][1]), rows[6][10:13]), 2e-4, "prismatic m")
+            largest = max(largest, max(abs(x) for x in rows[6][10:13]))
+    check(largest > 1e-3, "the prismatic couple stayed below 1e-3 N m: a weak test")
     print("matrix: %d steps, the joints without a description write the matrix row by row" %
           len(steps))
     if not args.with_netcdf:
@@ -875,6 +899,9 @@ def matrix_case(args):
     check(got == want, "elem.joint.3.R attributes %r" % (got,))
     check("elem.joint.2.E" in ds.variables and "elem.joint.2.R" not in ds.variables,
           "the revolute hinge's euler321 variable")
+    for lab, kind in ((5, "totalpin"), (6, "Prismatic")):  # their OutputPrepare_int names
+        got = ds.variables["elem.joint.%d" % lab].getncattr("type")
+        check(got == kind, "elem.joint.%d type %r, expected %r" % (lab, got, kind))
     for k in range(len(jnt)):
         row = {int(r[0]): r for r in jnt[k]}[3]
         rec = v[k]  # stored column by column: rec[j][i] = R(i, j)
