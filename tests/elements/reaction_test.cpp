@@ -134,6 +134,20 @@ TEST_CASE("total joint to a clamped node: the reaction on node 1 is minus that o
     CheckVec(r.jnt.at(99).F, Vec3(0, 0, kM * kG));
 }
 
+TEST_CASE("total joint with apart points: the couple is taken about node 2's point") {
+    // Node 2's point P_b = x_2 = (1, 0, 0), node 1's P_a = (0.5, 0, 0), x free: MBDyn's
+    // TotalJoint writes the load on node 1 with its couple about P_b (the force balances the
+    // weight at P_b: no couple), not about P_a ((P_b - P_a) x F = 0.5 m g about y).
+    const Result r = RunStatic(std::string(kGround) + BodyNode("1., 0., 0."),
+                               std::string(kBodyCentred) + kGravity + kClamp +
+                                   "joint: 1, total joint, 1, position, 0.5, 0., 0., 2, "
+                                   "position constraint, inactive, active, active, null, "
+                                   "orientation constraint, active, active, active, null;");
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
+    CheckVec(r.jnt.at(1).M, Vec3::Zero());
+    CheckVec(r.states[1].x, Vec3(1, 0, 0));
+}
+
 TEST_CASE("cardano pin: a body hanging below the joint, F = m g, no couple") {
     const Result r = RunStatic(BodyNode("0., 0., -1."),
                                std::string(kBodyCentred) + kGravity +
