@@ -76,8 +76,8 @@ class TwoSideJoint : public Element {
     int num_multipliers() const override { return m_; }
     ConstraintLevel constraint_level() const override { return level_; }
     bool HasReactionOutput() const override { return true; }
-    /// Force and couple on the first node, about its joint point, then the joint's own
-    /// columns (Columns).
+    /// The label, then the numbers of Columns (the load MBDyn's multipliers stand for, then
+    /// the joint's own columns).
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     /// The numbers of Columns, without the ones MBDyn writes to no NetCDF variable of this
     /// layout (NetcdfColumns).
