@@ -85,7 +85,7 @@ UnitNames MakeUnitNames(const RunSettings::OutputUnits& u) {
 struct Slot {
     int var;
     int offset;
-    int size;  // 3 (Vec3) or 9 (Mat3x3)
+    int size;  // 1 (scalar), 3 (Vec3) or 9 (Mat3x3)
 };
 
 }  // namespace
@@ -109,6 +109,7 @@ struct Impl {
         const ElementOutput* output;  // Element::output(), asked once by the constructor
         int slot;
         int count;  // variables
+        int size;   // doubles of all its variables
     };
     std::vector<ElementOut> elements;
     std::vector<double> element_values;
@@ -274,8 +275,23 @@ NcFile::NcFile(const std::string& path, const Model& model, const RunSettings& s
         const int slot = add_node(n.label, "dummy", n.orientation_output);
         m.nodes.push_back({static_cast<int>(i), true, n.orientation_output, slot});
     }
+    // An element's variable of any shape (OutputHandler::CreateVar<doublereal>, <Vec3>, and
+    // CreateRotationVar's matrix): [time], [time, Vec3] or [time, Vec3, Vec3].
+    auto add_var = [&](const std::string& name, const std::string& unit, const std::string& what,
+                       NetcdfShape shape) {
+        if (shape == NetcdfShape::kVec3) return add_vec3(name, unit, what);
+        const bool scalar = shape == NetcdfShape::kScalar;
+        const std::vector<int> dims =
+            scalar ? std::vector<int>{dim_time} : std::vector<int>{dim_time, dim_v3, dim_v3};
+        const int var = DefineVar(ncid, path_, name, NC_DOUBLE, dims, unit,
+                                  scalar ? "doublereal" : "Mat3x3", what);
+        const int size = NetcdfSize(shape);
+        m.slots.push_back(Slot{var, m.stride, size});
+        m.stride += size;
+        names_.push_back(name);
+    };
     // The elements' groups (Joint::OutputPrepare_int and the joints' own, Beam::OutputPrepare,
-    // the forces' and couples'): the group's kind, then its Vec3 variables; by element type as
+    // the forces' and couples'): the group's kind, then its variables; by element type as
     // MBDyn's DataManager::OutputPrepare defines them (joints, beams, then forces and couples),
     // in the order read within a type.
     const auto& elems = model.elements();
@@ -299,10 +315,13 @@ NcFile::NcFile(const std::string& path, const Model& model, const RunSettings& s
         DefineKind(ncid, path_, base, dim_v1, g.type);
         names_.push_back(base);
         const int slot = static_cast<int>(m.slots.size());
-        for (const NetcdfVariable& v : g.variables)
-            add_vec3(base + "." + v.name, units.Of(v.quantity), v.description);
+        int size = 0;
+        for (const NetcdfVariable& v : g.variables) {
+            add_var(base + "." + v.name, units.Of(v.quantity), v.description, v.shape);
+            size += NetcdfSize(v.shape);
+        }
         m.elements.push_back(
-            {static_cast<int>(e), el.output(), slot, static_cast<int>(g.variables.size())});
+            {static_cast<int>(e), el.output(), slot, static_cast<int>(g.variables.size()), size});
     }
     Check(nc_enddef(ncid), path_, "header");
     Check(nc_sync(ncid), path_, "sync");
@@ -347,11 +366,12 @@ void NcFile::AddStep(int step, double t, double dt, const std::vector<FrameState
         for (int k : el.nodes()) m.node_ptrs.push_back(&states[static_cast<size_t>(k)]);
         const ElementContext ctx{t, m.node_ptrs.data(), lambda(eo.element), gravity};
         if (!eo.output->NetcdfValues(ctx, m.element_values) ||
-            m.element_values.size() < 3 * static_cast<size_t>(eo.count))
+            m.element_values.size() < static_cast<size_t>(eo.size))
             continue;  // the record keeps NaN
+        const double* value = m.element_values.data();
         for (int k = 0; k < eo.count; ++k) {
             const Slot& sl = m.slots[static_cast<size_t>(eo.slot + k)];
-            for (int c = 0; c < 3; ++c) rec[sl.offset + c] = m.element_values[3 * k + c];
+            for (int c = 0; c < sl.size; ++c) rec[sl.offset + c] = *value++;
         }
     }
 }

@@ -1,6 +1,8 @@
 // mbstep — Cardano joints and gimbal rotation (cardano.hpp for the equations).
 #include "cardano.hpp"
 
+#include <cmath>
+
 #include "mbstep/io/deck_input.hpp"
 
 namespace mbstep::joints {
@@ -12,9 +14,10 @@ CardanoJoint::CardanoJoint(int label, std::string type, const JointSide& a, cons
       od_(d) {}
 
 void CardanoJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // eq. (4): the load on node b; the pin's (b the ground) on its node.
     const Side a = SideA(ctx), b = SideB(ctx);
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, !b.ground(), F, M);
     const Vec3 v = b.R.col(1).cross(a.R.col(2));
     c.clear();
     AppendColumns(c, with_point_ ? Vec3(a.R.transpose() * F) : Vec3::Zero());
@@ -26,14 +29,16 @@ void CardanoJoint::Columns(const ElementContext& ctx, std::vector<double>& c) co
 }
 
 void CardanoJoint::NetcdfColumns(std::vector<double>& c) const {
-    if (with_point_ || od_ == OrientationOutput::kOrientationMatrix) c.resize(12);
+    if (with_point_)
+        c.resize(12);
+    else
+        OrientationColumnsToNetcdf(c, 12, od_);
 }
 
 NetcdfGroup CardanoJoint::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
-    NetcdfVariable v;
-    if (!g.prefix.empty() && !with_point_ && OrientationVariable(od_, "global", v))
-        g.variables.push_back(v);
+    if (!g.prefix.empty() && !with_point_)
+        g.variables.push_back(OrientationVariable(od_, "global"));
     return g;
 }
 
@@ -46,14 +51,37 @@ void CardanoJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
     AddDotRow(a.R.col(2), a, b.R.col(1), b, 1.0, row, ctx.lambda[row], out);  // eq. (2)
 }
 
-GimbalRotation::GimbalRotation(int label, const JointSide& a, const JointSide& b)
-    : TwoSideJoint(label, "gimbal rotation", a, b, 1, ConstraintLevel::kPosition) {}
+GimbalRotation::GimbalRotation(int label, const JointSide& a, const JointSide& b,
+                               OrientationOutput d)
+    : TwoSideJoint(label, "gimbal rotation", a, b, 1, ConstraintLevel::kPosition), od_(d) {}
 
 void GimbalRotation::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // eqs. (5)-(7).
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, true, F, M);
+    const Side a = SideA(ctx), b = SideB(ctx);
+    const Mat3 R = a.R.transpose() * b.R;
+    const double two_theta = std::atan2(R(0, 2) - R(2, 0), R(0, 0) + R(2, 2));
+    const double theta = 0.5 * two_theta;
+    const double phi = std::atan2(std::sin(theta) * R(0, 1) + std::cos(theta) * R(2, 1), R(1, 1));
+    const Mat3& Ra = ctx.node[0]->R;
     c.clear();
-    AppendReactionColumns(c, ctx.node[0]->R, Vec3::Zero(), M);
+    AppendReactionColumns(c, Ra, Vec3::Zero(), M);
+    c.push_back(theta);
+    c.push_back(phi);
+    AppendOrientationColumns(c, Ra.transpose() * ctx.node[1]->R, od_);
+}
+
+void GimbalRotation::NetcdfColumns(std::vector<double>& c) const { c.resize(14); }
+
+NetcdfGroup GimbalRotation::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
+    if (g.prefix.empty()) return g;
+    g.variables.push_back(
+        {"Theta", OutputQuantity::kRadians, "relative angle Theta", NetcdfShape::kScalar});
+    g.variables.push_back(
+        {"Phi", OutputQuantity::kRadians, "relative angle Phi", NetcdfShape::kScalar});
+    return g;
 }
 
 void GimbalRotation::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
@@ -96,7 +124,7 @@ std::unique_ptr<Element> ReadCardanoRotation(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadRotationSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a cardano rotation needs two different nodes");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
     return Make<CardanoJoint>(where, args.label, "cardano rotation", a, b, false, d);
 }
 
@@ -107,10 +135,8 @@ std::unique_ptr<Element> ReadGimbalRotation(ElementReadArgs& args) {
     const SourceLocation b_at = in.Where();
     const JointSide b = ReadRotationSide(in);
     if (a.node == b.node) in.Fail(b_at, "a gimbal rotation needs two different nodes");
-    if (in.IsKeyword("orientation description"))
-        in.GetKeyword("orientation description", {"euler123", "euler313", "euler321",
-                                                  "orientation vector", "orientation matrix"});
-    return Make<GimbalRotation>(where, args.label, a, b);
+    const OrientationOutput d = ReadJointOrientationDescription(in, args.default_orientation);
+    return Make<GimbalRotation>(where, args.label, a, b, d);
 }
 
 }  // namespace mbstep::joints

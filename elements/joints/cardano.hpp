@@ -28,21 +28,34 @@
 // `universal hinge`, `universal pin` and `universal rotation` are MBDyn's aliases of the
 // Cardano keywords and are registered as such.
 //
-// Output, F and M the force and couple on the first node about its joint point, v = b_2 x a_3
-// (the axis of the couple of (2)) [MBDyn mbdyn/struct/univj.cc, UniversalHingeJoint::Output,
-// UniversalPinJoint::Output, UniversalRotationJoint::Output / OutputPrepare]:
+// Output [MBDyn mbdyn/struct/univj.cc, UniversalHingeJoint::Output / AssRes,
+// UniversalPinJoint::Output / AssRes, UniversalRotationJoint::Output / OutputPrepare / AssRes;
+// mbdyn/struct/gimbal.cc, GimbalRotationJoint::Output / OutputPrepare / AssVec]: MBDyn writes
+// its multipliers, which are
+//   (4) F, M: the load of the multipliers on node b (hinge, rotation, gimbal; node a carries
+//       minus it) about P_b, and on the node for the pin (MBDyn's UniversalPinJoint adds +F to
+//       its node); v = b_2 x a_3 (the axis of the couple of (2))
 //   cardano hinge / pin .jnt: label, Rj_a^T F, (v . M, 0, 0), F, M, the Euler angles 123 of
 //     Rj_b^T Rj_a in degrees: 16 columns; NetCDF: f, m, F, M (MBDyn has no variable for the
 //     angles)
 //   cardano rotation .jnt: label, 0, (v . M, 0, 0), 0, M, Rj_b^T Rj_a in the orientation
 //     description d (joint_input.hpp (6)): 16 columns (22 for the matrix); NetCDF: f, m, F, M,
-//     E / Phi ("global ..."; none for the matrix)
-//   gimbal rotation .jnt: label, 0, R_a^T M (node a's frame, not its hinge frame), 0, M:
-//     13 columns. MBDyn's GimbalRotationJoint::Output (mbdyn/struct/gimbal.cc) then writes
-//     its internal gimbal angles theta and phi (unknowns of its own formulation, which
-//     mbstep's one-equation form does not have) and the relative orientation R_a^T R_b in d;
-//     mbstep writes none of these rather than columns that would not line up. MBDyn's NetCDF
-//     Theta and Phi are scalars, written under a misspelt preprocessor guard (never).
+//     E / Phi / R ("global ...")
+//   gimbal rotation .jnt: label, 0, R_a^T M (node a's frame, not its hinge frame, as MBDyn's
+//     Output), 0, M, then MBDyn's gimbal angles theta, phi (radians) of (5)-(7), then R_a^T R_b
+//     (the node frames, as MBDyn's Output) in d: 18 columns (24 for the matrix); NetCDF: f, m,
+//     F, M, Theta, Phi (scalars, "radian"; MBDyn declares them in OutputPrepare and writes them
+//     under a misspelt preprocessor guard, i.e. never; its description "relative andle Phi"
+//     is written "relative angle Phi")
+//   MBDyn's gimbal has theta and phi as unknowns, Rj_a^T Rj_b = Ry(theta) Rx(phi) Ry(theta);
+//   mbstep's one-equation form (3) has the same configurations, and computes them from
+//   R = Rj_a^T Rj_b:
+//   (5) R(1,3) - R(3,1) = sin 2theta (1 + cos phi),  R(1,1) + R(3,3) = cos 2theta (1 + cos phi)
+//       2 theta = atan2(R(1,3) - R(3,1), R(1,1) + R(3,3)),  |theta| <= pi/2
+//   (6) R(1,2) = sin theta sin phi,  R(3,2) = cos theta sin phi,  R(2,2) = cos phi
+//       phi = atan2(sin theta R(1,2) + cos theta R(3,2), R(2,2))
+//   (7) (theta + pi, -phi) is the same rotation; (5) picks |theta| <= pi/2 (MBDyn's unknowns
+//       start at 0 and follow the motion, the same branch while |theta| < pi/2)
 #pragma once
 
 #include <memory>
@@ -71,11 +84,18 @@ class CardanoJoint final : public TwoSideJoint {
 
 class GimbalRotation final : public TwoSideJoint {
   public:
-    GimbalRotation(int label, const JointSide& a, const JointSide& b);
+    GimbalRotation(int label, const JointSide& a, const JointSide& b,
+                   OrientationOutput d = OrientationOutput::kEuler123);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+    /// f, m, F, M, Theta, Phi: the orientation columns have no variable.
+    void NetcdfColumns(std::vector<double>& c) const override;
+
+  private:
+    OrientationOutput od_;
 };
 
 std::unique_ptr<Element> ReadCardanoHinge(ElementReadArgs& args);

@@ -174,15 +174,23 @@ Side TwoSideJoint::SideB(const ElementContext& ctx) const {
     return MakeSide(b_, b_.node >= 0 ? ctx.node[slot] : nullptr, 6 * slot);
 }
 
-void TwoSideJoint::FirstNodeLoad(const ElementContext& ctx, Vec3& F, Vec3& M) const {
-    const Side s = a_.node >= 0 ? SideA(ctx) : SideB(ctx);
-    SlotLoad(*this, ctx, 0, s.point(), F, M);
+void TwoSideJoint::MultiplierLoad(const ElementContext& ctx, bool on_b, Vec3& F, Vec3& M) const {
+    const Side s = on_b ? SideB(ctx) : SideA(ctx);
+    const int slot = on_b && a_.node >= 0 ? 1 : 0;
+    ElementBlock blk;
+    blk.Reset(static_cast<int>(nodes().size()), num_multipliers(), true);
+    Evaluate(ctx, blk);
+    const int m = num_multipliers();
+    const Eigen::Map<const Eigen::VectorXd> lambda(ctx.lambda, m);
+    F = blk.L.block(6 * slot, 0, 3, m) * lambda;
+    M = blk.L.block(6 * slot + 3, 0, 3, m) * lambda - (s.point() - ctx.node[slot]->x).cross(F);
 }
 
 void TwoSideJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
-    const Side s = a_.node >= 0 ? SideA(ctx) : SideB(ctx);
+    const bool on_b = a_.node < 0;
+    const Side s = on_b ? SideB(ctx) : SideA(ctx);
     Vec3 F, M;
-    SlotLoad(*this, ctx, 0, s.point(), F, M);
+    MultiplierLoad(ctx, on_b, F, M);
     c.clear();
     AppendReactionColumns(c, s.R, F, M);
 }

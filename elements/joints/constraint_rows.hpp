@@ -78,8 +78,8 @@ class TwoSideJoint : public Element, public ElementOutput {
     ConstraintLevel constraint_level() const override { return level_; }
     const ElementOutput* output() const override { return this; }
     bool HasReactionOutput() const override { return true; }
-    /// Force and couple on the first node, about its joint point, then the joint's own
-    /// columns (Columns).
+    /// The label, then the numbers of Columns (the load MBDyn's multipliers stand for, then
+    /// the joint's own columns).
     void WriteReaction(std::ostream& os, const ElementContext& ctx) const override;
     /// The numbers of Columns, without the ones MBDyn writes to no NetCDF variable of this
     /// layout (NetcdfColumns).
@@ -95,11 +95,14 @@ class TwoSideJoint : public Element, public ElementOutput {
   protected:
     Side SideA(const ElementContext& ctx) const;
     Side SideB(const ElementContext& ctx) const;
-    /// The numbers of the .jnt line after the label; the default: the force and couple on the
-    /// first node about its joint point, local components in its joint frame (12 numbers).
+    /// The numbers of the .jnt line after the label; the default: the load of the multipliers
+    /// on the first node, couple about its joint point, local components in its joint frame
+    /// (12 numbers).
     virtual void Columns(const ElementContext& ctx, std::vector<double>& c) const;
-    /// Force F and couple M on the first node, about its joint point (global).
-    void FirstNodeLoad(const ElementContext& ctx, Vec3& F, Vec3& M) const;
+    /// The load the multipliers apply to the node of side b (on_b) or of side a: F = the force
+    /// rows of L lambda (element.hpp (4); applied loads such as friction left out), M = the
+    /// couple about that side's joint point (global). The side must be a node.
+    void MultiplierLoad(const ElementContext& ctx, bool on_b, Vec3& F, Vec3& M) const;
     /// Removes from Columns' numbers those without a NetCDF variable; default: none.
     virtual void NetcdfColumns(std::vector<double>& /*c*/) const {}
 

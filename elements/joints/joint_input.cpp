@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
@@ -100,27 +101,34 @@ void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c
     os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
-bool OrientationVariable(OrientationOutput d, const std::string& description, NetcdfVariable& v) {
+NetcdfVariable OrientationVariable(OrientationOutput d, const std::string& description) {
     switch (d) {
         case OrientationOutput::kOrientationMatrix:
-            return false;
+            return {
+                "R", OutputQuantity::kDimensionless,
+                description + " orientation matrix (R11, R21, R31, R12, R22, R32, R13, R23, R33)",
+                NetcdfShape::kMat3x3};
         case OrientationOutput::kOrientationVector:
-            v = {"Phi", OutputQuantity::kRadians,
-                 description + " orientation vector (Phi_X, Phi_Y, Phi_Z)"};
-            return true;
+            return {"Phi", OutputQuantity::kRadians,
+                    description + " orientation vector (Phi_X, Phi_Y, Phi_Z)"};
         default:
             break;
     }
     const char* seq = d == OrientationOutput::kEuler313   ? "313"
                       : d == OrientationOutput::kEuler321 ? "321"
                                                           : "123";
-    v = {"E", OutputQuantity::kDegrees,
-         description + " orientation Euler angles (" + seq + ") (E_X, E_Y, E_Z)"};
-    return true;
+    return {"E", OutputQuantity::kDegrees,
+            description + " orientation Euler angles (" + seq + ") (E_X, E_Y, E_Z)"};
 }
 
-OrientationOutput ReadJointOrientationDescription(DeckInput& in) {
-    if (!in.IsKeyword("orientation description")) return OrientationOutput::kEuler123;
+void OrientationColumnsToNetcdf(std::vector<double>& c, std::size_t at, OrientationOutput d) {
+    if (d != OrientationOutput::kOrientationMatrix || c.size() < at + 9) return;
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = i + 1; j < 3; ++j) std::swap(c[at + 3 * i + j], c[at + 3 * j + i]);
+}
+
+OrientationOutput ReadJointOrientationDescription(DeckInput& in, OrientationOutput default_d) {
+    if (!in.IsKeyword("orientation description")) return default_d;
     const std::string o = in.GetKeyword(
         "orientation description",
         {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});

@@ -14,7 +14,8 @@
 //
 // .jnt reaction line [MBDyn manual, "Joint Element", standard output]:
 //   label, F in the joint frame (3), M in the joint frame (3), F global (3), M global (3);
-// mbstep writes the force and couple the joint applies to its first node, at the joint point.
+// which load, in which frame, is each joint's (MBDyn writes its multipliers, which are the
+// load on node 2 for some joints and on node 1 or the ground for others: the joints' headers).
 //
 // MBDyn's .log line of a joint [ReadJoint, mbdyn/struct/joint.cc], vectors as 3 numbers and
 // matrices row by row (io/mbdyn_log.hpp):
@@ -25,6 +26,7 @@
 // pass zero_offsets; the others' layouts are in their own headers.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -86,15 +88,17 @@ void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c
 /// The NetCDF variable of (6) as MBDyn's OutputHandler::CreateRotationVar(name, "", d,
 /// description) names it (mbdyn/base/output.cc): `E` (deg, "<description> orientation Euler
 /// angles (123) (E_X, E_Y, E_Z)"), `Phi` (radian, "<description> orientation vector (Phi_X,
-/// Phi_Y, Phi_Z)"); false for the matrix (MBDyn's `R`, [time, 3, 3]), which NetcdfVariable
-/// (one Vec3) cannot describe: mbstep writes no NetCDF variable for it.
-bool OrientationVariable(OrientationOutput d, const std::string& description, NetcdfVariable& v);
+/// Phi_Y, Phi_Z)") or `R` (a 3x3 variable, units "-", "<description> orientation matrix (R11,
+/// R21, R31, R12, R22, R32, R13, R23, R33)").
+NetcdfVariable OrientationVariable(OrientationOutput d, const std::string& description);
+/// The .jnt writes the matrix of (6) row by row, MBDyn's NetCDF `R` column by column: for the
+/// matrix description, transposes the 9 numbers of c starting at `at` in place.
+void OrientationColumnsToNetcdf(std::vector<double>& c, std::size_t at, OrientationOutput d);
 /// Reads the optional `orientation description, <d>` that MBDyn's joints with a relative
 /// orientation output take (ReadOptionalOrientationDescription, mbdyn/base/dataman4.cc);
-/// euler123 without it. The control data's `default orientation` does not reach element
-/// readers (ElementReadArgs carries no settings), so a deck that relies on it for a joint gets
-/// Euler 123 columns where MBDyn writes its default.
-OrientationOutput ReadJointOrientationDescription(DeckInput& in);
+/// without it, `default_d`: the control data's `default orientation` (ElementReadArgs), as
+/// MBDyn takes the data manager's.
+OrientationOutput ReadJointOrientationDescription(DeckInput& in, OrientationOutput default_d);
 /// Number of columns (6) has for d.
 inline int OrientationColumnCount(OrientationOutput d) {
     return d == OrientationOutput::kOrientationMatrix ? 9 : 3;

@@ -65,11 +65,40 @@ double InLineJoint::FrictionForce(const ElementContext& ctx, double& coefficient
 }
 
 void InLineJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
-    TwoSideJoint::Columns(ctx, c);
+    // Output (4): the multipliers' load on node 1, no couple; friction (2).
+    const Side a = SideA(ctx);
+    Vec3 F, M;
+    MultiplierLoad(ctx, false, F, M);
+    c.clear();
+    AppendReactionColumns(c, a.R, F, Vec3::Zero());
     if (!friction_.active) return;
     double coefficient = 0.0;
     c.push_back(FrictionForce(ctx, coefficient));
     c.push_back(coefficient);
+}
+
+NetcdfGroup InLineJoint::NetcdfDescription(const Element& element) const {
+    NetcdfGroup g = ElementOutput::NetcdfDescription(element);
+    if (g.prefix.empty()) return g;
+    g.type = "inline";  // InLineJoint::OutputPrepare
+    g.variables.push_back({"FF", OutputQuantity::kForce, "friction force (x, y, z)"});
+    g.variables.push_back(
+        {"fc", OutputQuantity::kDimensionless, "friction coefficient", NetcdfShape::kScalar});
+    return g;
+}
+
+bool InLineJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
+    // Output (5): FF = F3 u (the friction force on node 2), fc; zero without friction.
+    Columns(ctx, out);
+    double f3 = 0.0, fc = 0.0;
+    if (friction_.active) {
+        f3 = out[12];
+        fc = out[13];
+        out.resize(12);
+    }
+    AppendColumns(out, f3 * SideA(ctx).R.col(2));
+    out.push_back(fc);
+    return true;
 }
 
 void InLineJoint::AfterConvergence(const ElementContext& ctx) {
@@ -86,15 +115,16 @@ void InPlaneJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const 
 }
 
 void InPlaneJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // Output (4): the multiplier's load on node 1, its normal component as f_1; no couple.
     const Side a = SideA(ctx);
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, false, F, M);
     const Vec3 n = a.ground() ? n_ : Vec3(ctx.node[0]->R * n_);
     c.clear();
     AppendColumns(c, Vec3(n.dot(F), 0.0, 0.0));
-    AppendColumns(c, a.R.transpose() * M);
+    AppendColumns(c, Vec3::Zero());
     AppendColumns(c, F);
-    AppendColumns(c, M);
+    AppendColumns(c, Vec3::Zero());
 }
 
 std::string InPlaneJoint::MbdynLogLine(const LogLineContext& ctx) const {
@@ -133,16 +163,17 @@ void DistanceJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const
 }
 
 void DistanceJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // Output (4): the multiplier's load on node 1, no couple; d / l(t), l(t).
     const Side a = SideA(ctx), b = SideB(ctx);
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, false, F, M);
     const Vec3 d = b.point() - a.point();
     const double l = length_->Value(ctx.t);
     c.clear();
     AppendColumns(c, Vec3(F.dot(d) / d.squaredNorm(), 0.0, 0.0));
-    AppendColumns(c, a.R.transpose() * M);
+    AppendColumns(c, Vec3::Zero());
     AppendColumns(c, F);
-    AppendColumns(c, M);
+    AppendColumns(c, Vec3::Zero());
     AppendColumns(c, d / l);
     c.push_back(l);
 }
@@ -152,6 +183,8 @@ NetcdfGroup DistanceJoint::NetcdfDescription(const Element& element) const {
     if (g.prefix.empty()) return g;
     g.variables.push_back({"V", OutputQuantity::kDimensionless,
                            "constrained distance direction unit vector (x, y, z)"});
+    g.variables.push_back(
+        {"d", OutputQuantity::kLength, "constrained distance magnitude", NetcdfShape::kScalar});
     return g;
 }
 

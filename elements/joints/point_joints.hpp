@@ -39,22 +39,27 @@
 //          { from nodes | <drive l(t)> } ;
 // `inplane` and `inline` read as `in plane` / `in line` (keywords ignore white space).
 //
-// Output, F and M the force and couple on node 1 about its joint point P_a (joint_input.hpp):
-//   in line [MBDyn mbdyn/struct/inline.cc, InLineJoint::Output / OutputPrepare]: .jnt:
-//     label, Rj_a^T F, Rj_a^T M, F, M, and with friction phi of (2) (MBDyn's F3, the friction
-//     force on node 2 along u) and the friction coefficient -mu s(v) (fc->fc()): 13 columns
-//     (15 with friction). NetCDF: f, m, F, M; MBDyn's friction variables FF (a Vec3 into which
-//     it writes the scalar F3) and fc (a scalar) are not written.
-//   in plane [MBDyn mbdyn/struct/inplanej.cc, InPlaneJoint::Output]: .jnt: label,
-//     (n . F, 0, 0) (MBDyn writes the normal multiplier as the local force), R_a^T M, F, M:
-//     13 columns; NetCDF: f, m, F, M.
-//   distance [MBDyn mbdyn/struct/distance.cc, DistanceJoint::Output / OutputPrepare]: .jnt:
-//     label, (F . d / (d . d), 0, 0) (MBDyn's multiplier: the force per unit length, its
-//     force being the multiplier times x_2 - x_1), R_a^T M, F, M, then d / l(t) (the unit
-//     direction) and l(t): 17 columns. NetCDF: f, m, F, M, V ("constrained distance direction
-//     unit vector (x, y, z)"); MBDyn's scalar d (the length) has no variable in mbstep.
-// MBDyn writes zero couples for these three joints (m = M = 0); mbstep writes the couple
-// about P_a of the force acting at P_b.
+// Output [MBDyn mbdyn/struct/inline.cc InLineJoint::Output / OutputPrepare / AssRes,
+// mbdyn/struct/inplanej.cc InPlaneJoint::Output / AssRes, mbdyn/struct/distance.cc
+// DistanceJoint::Output / OutputPrepare / AssRes]: MBDyn writes its multipliers, which are
+//   (4) F: the load of the multipliers on node 1 (F = L lambda, element.hpp (4); node 2
+//       carries -F), the friction force left out; the couple is 0 (MBDyn writes Zero3)
+//   in line .jnt: label, Rj_a^T F, 0, F, 0, and with friction phi of (2) (MBDyn's F3, the
+//     friction force on node 2 along u) and the friction coefficient -mu s(v) (fc->fc()):
+//     13 columns (15 with friction). NetCDF (type "inline", as OutputPrepare_int names it):
+//     f, m, F, M, then
+//     (5) FF (Vec3, units of force, "friction force (x, y, z)") = phi u, the friction force
+//         on node 2, global; fc (scalar, "-", "friction coefficient"); both 0 without
+//         friction. MBDyn writes its scalar F3 into the Vec3 FF (put_rec of one double into a
+//         record of three) and dereferences a null friction model without friction: mbstep
+//         writes the force vector whose component along u is F3.
+//   in plane .jnt: label, (n . F, 0, 0) (MBDyn writes the normal multiplier as the local
+//     force), 0, F, 0: 13 columns; NetCDF: f, m, F, M.
+//   distance .jnt: label, (F . d / (d . d), 0, 0) (MBDyn's multiplier: the force per unit
+//     length, its force being the multiplier times x_2 - x_1), 0, F, 0, then d / l(t) (the
+//     unit direction) and l(t): 17 columns. NetCDF: f, m, F, M, V ("constrained distance
+//     direction unit vector (x, y, z)", "-"), d (scalar, length, "constrained distance
+//     magnitude").
 #pragma once
 
 #include <memory>
@@ -72,6 +77,8 @@ class InLineJoint final : public TwoSideJoint {
     /// Saves the normal force N of the friction eq. (1).
     void AfterConvergence(const ElementContext& ctx) override;
     bool NeedsConvergedState() const override { return friction_.active; }
+    NetcdfGroup NetcdfDescription(const Element& element) const override;
+    bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const override;
     const Friction& friction() const { return friction_; }
     double normal_force() const { return n_prev_; }
 

@@ -86,35 +86,34 @@ void RevoluteJoint::AfterConvergence(const ElementContext& ctx) {
 }
 
 void RevoluteJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
-    // Force and couple on node a, eqs. (1), (5), (8).
+    // MBDyn's multipliers, eqs. (12), (13): F = lambda, the couple of rows 4-5 on node b.
     const FrameState& na = *ctx.node[0];
     const FrameState* nb = b_.node >= 0 ? ctx.node[1] : nullptr;
     const Mat3 Rja = na.R * a_.R;
     const Mat3 Rjb = nb ? Mat3(nb->R * b_.R) : b_.R;
     const Vec3 u = Rja.col(2);
-    Vec3 M = Vec3::Zero();
-    for (int i = 0; i < 2; ++i) M -= u.cross(Rjb.col(i)) * ctx.lambda[3 + i];
-    double T = 0.0;
-    Vec3 W = Vec3::Zero();
-    if (friction_.active) {  // eq. (8)
-        double ks = 0.0;
-        T = FrictionMoment(ctx, u, W, ks);
-        M -= T * u;
-    }
+    Vec3 Mb = Vec3::Zero();
+    for (int i = 0; i < 2; ++i) Mb += u.cross(Rjb.col(i)) * ctx.lambda[3 + i];  // eq. (5)
+    const Mat3& Rf = nb ? Rjb : Rja;                                            // eq. (13)
+    Vec3 m = Rf.transpose() * Mb;
+    m.z() = 0.0;
     const Eigen::Map<const Vec3> l(ctx.lambda);
     c.clear();
-    if (!nb) {  // pin: the node's hinge frame; Euler angles 123 of R0^T Rj_a in degrees
-        AppendReactionColumns(c, Rja, -l, M);
+    AppendColumns(c, Rf.transpose() * l);
+    AppendColumns(c, m);
+    AppendColumns(c, l);
+    AppendColumns(c, Rf * m);
+    if (!nb) {  // pin: Euler angles 123 of R0^T Rj_a in degrees, Rj_a^T w_a
         AppendOrientationColumns(c, b_.R.transpose() * Rja, OrientationOutput::kEuler123);
         AppendColumns(c, Rja.transpose() * na.w);
         return;
     }
-    AppendReactionColumns(c, Rjb, -l, M);
     AppendOrientationColumns(c, Rja.transpose() * Rjb, od_);  // eq. (10)
     AppendColumns(c, Rjb.transpose() * (nb->w - na.w));       // eq. (11)
     if (friction_.active) {
-        double ds = 0.0;
-        c.push_back(T);
+        Vec3 W;
+        double ks = 0.0, ds = 0.0;
+        c.push_back(FrictionMoment(ctx, u, W, ks));  // eq. (7)
         c.push_back(-friction_.mu * friction_.Shape(u.dot(W), ds));
     }
 }
@@ -128,8 +127,7 @@ void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) c
 NetcdfGroup RevoluteJoint::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty() || b_.node < 0) return g;
-    NetcdfVariable v;
-    if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);
+    g.variables.push_back(OrientationVariable(od_, "global"));
     g.variables.push_back(
         {"Omega", OutputQuantity::kAngularVelocity, "local relative angular velocity (x, y, z)"});
     return g;
@@ -137,8 +135,7 @@ NetcdfGroup RevoluteJoint::NetcdfDescription(const Element& element) const {
 
 bool RevoluteJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
     Columns(ctx, out);
-    if (b_.node >= 0 && od_ == OrientationOutput::kOrientationMatrix)
-        out.erase(out.begin() + 12, out.begin() + 21);
+    if (b_.node >= 0) OrientationColumnsToNetcdf(out, 12, od_);
     return true;
 }
 
@@ -159,7 +156,7 @@ std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args) {
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a revolute hinge needs two different nodes");
     const Friction friction = ReadRevoluteOptions(args.in, "revolute hinge");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
     auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction, d);
     e->set_where(where);
     return e;

@@ -22,22 +22,28 @@
 //   (9) C_{M_b,w_b} = k s' u u^T (signs: + for (a, a) and (b, b), - for (a, b) and (b, a))
 //       K_{M_b,theta_a} = k s' u (u x W)^T + T skew(u),  K_{M_a,theta_a} = -K_{M_b,theta_a}
 //       (d omega = u . dW + (u x W) . dtheta_a, du = -skew(u) dtheta_a; N constant in a step)
-// The .jnt couple includes the friction moment (-T u on node a).
 //
-// Output [MBDyn mbdyn/struct/planej.cc, PlaneHingeJoint::Output / OutputPrepare and
-// PlanePinJoint::Output]: F, M the force and couple on node a (joint_input.hpp),
-//   hinge .jnt: label, Rj_b^T F, Rj_b^T M, F, M (node b's hinge frame, as MBDyn's R2 R2h),
-//     then (10) in the orientation description d (joint_input.hpp (6)), then (11); with
-//     friction also T of (7) and the friction coefficient -mu s(omega) (MBDyn's M3 and
-//     fc->fc()): 19 columns counting the label (21 with friction; 6 more for the matrix
-//     description)
+// Output [MBDyn mbdyn/struct/planej.cc, PlaneHingeJoint::Output / OutputPrepare / AssRes and
+// PlanePinJoint::Output / AssRes]: MBDyn writes its multipliers, F and the couple M of the
+// two axis rows (its M(3) is 0: the friction moment M3 is not added to M, planej.cc leaves
+// that line commented out), which are
+//  (12) F = lambda_{1..3}: the load on node b (hinge) or on the ground (pin: minus the load
+//       on the node), eq. (1)
+//  (13) M_b = sum_i c_i mu_i (eq. (5)), the couple of the axis rows on node b (hinge) or on
+//       the ground (pin), written in the frame Rf = Rj_b (hinge) or Rj_a (pin) with its
+//       component along the hinge axis set to 0: m = (e_1 . Rf^T M_b, e_2 . Rf^T M_b, 0),
+//       M = Rf m (MBDyn's (M1, M2, 0) and R2h M; equal to M_b where the rows hold)
+//   hinge .jnt: label, Rj_b^T F, m, F, M, then (10) in the orientation description d
+//     (joint_input.hpp (6)), then (11); with friction also T of (7) (MBDyn's M3, the friction
+//     moment on node b about u) and the friction coefficient -mu s(omega) (fc->fc()):
+//     19 columns counting the label (21 with friction; 6 more for the matrix description)
 //     (10) Rj_a^T Rj_b                          relative orientation
 //     (11) Rj_b^T (w_b - w_a)                   relative angular velocity, node b's hinge frame
-//   hinge NetCDF elem.joint.<label>: f, m, F, M, E / Phi ((10), described "global ..." as
-//     MBDyn's CreateRotationVar(name, "", od, "global") does; none for the matrix), Omega
-//     (11); MBDyn writes no friction variables (commented out in its OutputPrepare).
-//   pin .jnt: label, Rj_a^T F, Rj_a^T M, F, M (the node's hinge frame R_a Rh_a), then the
-//     Euler angles 123 of R0^T Rj_a in degrees and Rj_a^T w_a: 19 columns (MBDyn's pin has no
+//   hinge NetCDF elem.joint.<label>: f, m, F, M, E / Phi / R ((10), described "global ..." as
+//     MBDyn's CreateRotationVar(name, "", od, "global") does), Omega (11); MBDyn writes no
+//     friction variables (commented out in its OutputPrepare).
+//   pin .jnt: label, Rj_a^T F, m, F, M (the node's hinge frame R_a Rh_a), then the Euler
+//     angles 123 of R0^T Rj_a in degrees and Rj_a^T w_a: 19 columns (MBDyn's pin has no
 //     friction; mbstep's pin friction adds no column). NetCDF: f, m, F, M (MBDyn's
 //     PlanePinJoint writes no NetCDF variables of its own).
 //

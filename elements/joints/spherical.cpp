@@ -76,17 +76,17 @@ void SphericalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) cons
 }
 
 void SphericalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
-    // Force on node a: -lambda, eq. (4); no couple.
+    // MBDyn's multiplier F, eq. (8): lambda, no couple.
     const Eigen::Map<const Vec3> l(ctx.lambda);
     const Mat3& Ra = ctx.node[0]->R;
     c.clear();
     if (b_.node < 0) {  // pin: local columns = global ones, then R_a's Euler angles 123
-        AppendReactionColumns(c, Mat3::Identity(), -l, Vec3::Zero());
+        AppendReactionColumns(c, Mat3::Identity(), l, Vec3::Zero());
         AppendOrientationColumns(c, Ra, OrientationOutput::kEuler123);
         return;
     }
     const Mat3 Rja = Ra * a_.R;
-    AppendReactionColumns(c, Rja, -l, Vec3::Zero());
+    AppendReactionColumns(c, Rja, l, Vec3::Zero());
     AppendOrientationColumns(c, Rja.transpose() * (ctx.node[1]->R * b_.R), od_);  // eq. (7)
 }
 
@@ -94,22 +94,22 @@ void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) 
     std::vector<double> c;
     Columns(ctx, c);
     WriteJointColumns(os, label(), c);
+    if (b_.node < 0) os << '\n';  // PinJoint::Output's second std::endl: an empty line
 }
 
 NetcdfGroup SphericalJoint::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
-    NetcdfVariable v;
     if (b_.node < 0)
         g.variables.push_back({"E", OutputQuantity::kDegrees, "node orientation (E123)"});
-    else if (OrientationVariable(od_, "relative orientation", v))
-        g.variables.push_back(v);
+    else
+        g.variables.push_back(OrientationVariable(od_, "relative orientation"));
     return g;
 }
 
 bool SphericalJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
     Columns(ctx, out);
-    if (b_.node >= 0 && od_ == OrientationOutput::kOrientationMatrix) out.resize(12);
+    if (b_.node >= 0) OrientationColumnsToNetcdf(out, 12, od_);
     return true;
 }
 
@@ -119,7 +119,7 @@ std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a spherical hinge needs two different nodes");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in);
+    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
     auto e = std::make_unique<SphericalJoint>(args.label, a, b, d);
     e->set_where(where);
     return e;

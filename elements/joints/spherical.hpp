@@ -17,16 +17,18 @@
 // The relative orientations of MBDyn's input only define the output frame (.jnt).
 //
 // Output [MBDyn mbdyn/struct/spherj.cc, SphericalHingeJoint::Output / OutputPrepare and
-// PinJoint::Output / OutputPrepare]: with F the force on node a (joint_input.hpp),
+// PinJoint::Output / OutputPrepare]: MBDyn writes its multiplier F, which is
+//   (8) F = lambda,  the load on node b (hinge; node a carries -lambda, eq. (4)) and, for the
+//       pin, the load on the ground (minus the load on the node)
 //   hinge .jnt:  label, Rj_a^T F, 0, F, 0, then (7) in the orientation description d
 //                (joint_input.hpp (6)): 16 columns (22 for the matrix)
 //     (7) Rj_a^T Rj_b,  Rj_a = R_a Rh_a, Rj_b = R_b Rh_b     relative orientation
-//   NetCDF elem.joint.<label>: f, m, F, M, then E / Phi ("relative orientation ...") per d;
-//   the matrix description has no NetCDF variable (joint_input.hpp, OrientationVariable).
+//   NetCDF elem.joint.<label>: f, m, F, M, then E / Phi / R ("relative orientation ...") per d
+//   (joint_input.hpp, OrientationVariable).
 //   pin .jnt:    label, F, 0, F, 0 (MBDyn writes the global force as the local one, the pin
 //                having no joint frame), then the node's Euler angles 123 of R_a in degrees
-//                (always 123, whatever the deck's description): 16 columns. MBDyn ends the line
-//                with an extra empty line, which mbstep does not write.
+//                (always 123, whatever the deck's description): 16 columns; then an empty
+//                line (PinJoint::Output ends each record with two std::endl).
 //   NetCDF: f, m, F, M, E (MBDyn: units "rad" although the values are degrees, description
 //   "node orientation (E123)"; mbstep's unit attribute says "deg").
 //

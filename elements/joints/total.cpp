@@ -53,20 +53,21 @@ void TotalJoint::Evaluate(const ElementContext& ctx, ElementBlock& out) const {
 }
 
 void TotalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
-    if (type() == "prismatic") return TwoSideJoint::Columns(ctx, c);
-    if (type() == "drive hinge") return DriveHingeColumns(ctx, c);
     const Side a = SideA(ctx), b = SideB(ctx);
+    // (5), (6): minus the load of the multipliers on node b, couple about P_b.
+    Vec3 F, M;
+    MultiplierLoad(ctx, true, F, M);
+    F = -F;
+    M = -M;
+    if (type() == "prismatic") {
+        c.clear();
+        AppendReactionColumns(c, a.R, Vec3::Zero(), -M);  // (7): the couple on node b
+        return;
+    }
+    if (type() == "drive hinge") return DriveHingeColumns(ctx, c);
     const FrameState* na = a.ground() ? nullptr : ctx.node[0];
     const FrameState* nb = b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1];
     const Side ar = MakeSide(ra_, na, a.col), br = MakeSide(rb_, nb, b.col);
-    // The reaction on the first node (as the other joints write it), about its joint point.
-    const Side& s = a.ground() ? b : a;
-    const Side& sr = a.ground() ? br : ar;
-    ElementBlock blk;
-    blk.Reset(static_cast<int>(nodes().size()), num_multipliers(), false);
-    Evaluate(ctx, blk);
-    const Vec3 F = blk.f.segment<3>(0);
-    const Vec3 M = blk.f.segment<3>(3) - (s.point() - ctx.node[0]->x).cross(F);
     // Relative kinematics of side b seen from side a (a ground side is at rest).
     const Vec3 va = na ? na->v : Vec3::Zero(), vb = nb ? nb->v : Vec3::Zero();
     const Vec3 d = b.point() - a.point();
@@ -75,9 +76,10 @@ void TotalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) cons
     const Vec3 V = a.R.transpose() * (vb + b.w.cross(b.p) - va - a.w.cross(b.point() - a.x));
     const Vec3 W = ar.R.transpose() * (b.w - a.w);
     c.clear();
-    AppendColumns(c, s.R.transpose() * F);
-    AppendColumns(c, sr.R.transpose() * M);
-    for (const Vec3* v : {&F, &M, &X, &theta, &V, &W}) AppendColumns(c, *v);
+    AppendColumns(c, a.R.transpose() * F);
+    AppendColumns(c, ar.R.transpose() * M);
+    const Vec3* columns[] = {&F, &M, &X, &theta, &V, &W};
+    for (const Vec3* v : columns) AppendColumns(c, *v);
 }
 
 void TotalJoint::DriveHingeColumns(const ElementContext& ctx, std::vector<double>& c) const {
@@ -94,13 +96,18 @@ void TotalJoint::DriveHingeColumns(const ElementContext& ctx, std::vector<double
 
 NetcdfGroup TotalJoint::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
-    if (!g.prefix.empty() && type() == "drive hinge") {
+    if (g.prefix.empty()) return g;
+    if (type() == "prismatic") g.type = "Prismatic";  // PrismaticJoint::OutputPrepare
+    if (type() == "drive hinge") {
         // DriveHingeJoint::OutputPrepare: Theta, the imposed rotation vector (MBDyn's
         // Euler-angle columns have no variable).
+        g.type = "Drive Hinge";
         g.variables.push_back({"Theta", OutputQuantity::kRadians, "Relative orientation"});
         return g;
     }
-    if (g.prefix.empty() || (type() != "total joint" && type() != "total pin joint")) return g;
+    if (type() != "total joint" && type() != "total pin joint") return g;
+    // TotalJoint::OutputPrepare, TotalPinJoint::OutputPrepare.
+    g.type = type() == "total joint" ? "total" : "totalpin";
     g.variables.push_back({"X", OutputQuantity::kLength, "local relative position (x, y, z)"});
     g.variables.push_back({"Phi", OutputQuantity::kRadians,
                            "local relative orientation vector (Phi_X, Phi_Y, Phi_Z)"});

@@ -44,6 +44,20 @@
 //   frame and side b the node. joint: <label>, prismatic, <rotation side a>, <rotation side b> ;
 //   joint: <label>, drive hinge, <rotation side a>, <rotation side b>, <vector drive theta(t)> ;
 //
+// Output: MBDyn writes its multipliers, which are
+//   (5) total joint [mbdyn/struct/totalj.cc, TotalJoint::AssRes / Output]: F = Rp_a f, M =
+//       Rr_a m, the load of the multipliers on node a (node b carries minus it), couple about
+//       P_b (node a's couple about x_a is (P_b - x_a) x F + M)
+//   (6) total pin joint [TotalPinJoint::AssRes / Output]: minus the load of the multipliers on
+//       the node (side b here), couple about its joint point, local components in the ground
+//       side's frames (Rch, Rchr)
+//   (7) prismatic [mbdyn/struct/prismj.cc, PrismaticJoint::AssRes / Output]: the couple of
+//       the multipliers on node b (MBDyn's R1h M), local components in Rj_a; no force
+//   drive hinge [mbdyn/struct/drvhinge.cc, DriveHingeJoint::AssVec / Output]: the couple of
+//       the multipliers on node a (MBDyn's R1h M), local in Rj_a
+//   NetCDF types as MBDyn's OutputPrepare_int names them: "total", "totalpin", "Prismatic",
+//   "Drive Hinge".
+//
 // MBDyn's .log lines (the layout MBDyn develop writes and Blendyn's totjlib.py reads; flags 0|1
 // per component: position X, velocity V (always 0 here), rotation R, angular velocity W):
 //   totaljoint: <label> <node a> f_a Rhp_a Rhr_a <node b> f_b Rhp_b Rhr_b X V R W
@@ -74,18 +88,18 @@ class TotalJoint final : public TwoSideJoint {
     };
     TotalJoint(int label, std::string type, const Spec& spec);
     void Evaluate(const ElementContext& ctx, ElementBlock& out) const override;
-    /// MBDyn's total joint line: label, F and M in the joint frames of side a (position and
-    /// rotation frames), F and M global, then the relative position Rp_a^T d, the rotation
-    /// vector of Rr_a^T Rr_b, the relative velocity and the relative angular velocity in the
-    /// same frames (MBDyn's joints/totalj.cc, TotalJoint::Output).
+    /// MBDyn's total joint line: label, F and M of (5), (6) in the frames of side a (position
+    /// and rotation frames), F and M global, then the relative position Rp_a^T d, the
+    /// rotation vector of Rr_a^T Rr_b, the relative velocity and the relative angular velocity
+    /// in the same frames (MBDyn's mbdyn/struct/totalj.cc, TotalJoint::Output).
     /// MBDyn's TotalJoint::OutputPrepare: the reactions, then the relative position `X`,
     /// orientation vector `Phi`, velocity `V` and angular velocity `Omega` of its .jnt line
     /// (total joint and total pin joint; the others write the reactions only).
     NetcdfGroup NetcdfDescription(const Element& element) const override;
 
   protected:
-    /// total joints: TotalJoint::Output's 24 numbers; prismatic: the 12 reaction numbers;
-    /// drive hinge: DriveHingeColumns.
+    /// total joints: TotalJoint::Output's 24 numbers; prismatic: the 12 reaction numbers of
+    /// (7); drive hinge: DriveHingeColumns.
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
     /// Drops the drive hinge's Euler-angle columns, which have no NetCDF variable.
     void NetcdfColumns(std::vector<double>& c) const override {

@@ -1,6 +1,8 @@
 // mbstep — axial rotation and angular velocity (velocity.hpp for the equations).
 #include "velocity.hpp"
 
+#include <algorithm>
+
 #include "mbstep/io/deck_input.hpp"
 
 namespace mbstep::joints {
@@ -34,9 +36,10 @@ void AngularVelocityJoint::Evaluate(const ElementContext& ctx, ElementBlock& out
 }
 
 void AxialRotation::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // Output (4): the load of the multipliers on node b, about its joint point.
     const Side a = SideA(ctx), b = SideB(ctx);
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, true, F, M);
     c.clear();
     AppendReactionColumns(c, b.R, F, M);
     AppendOrientationColumns(c, a.R.transpose() * b.R, od_);
@@ -47,22 +50,23 @@ void AxialRotation::Columns(const ElementContext& ctx, std::vector<double>& c) c
 void AxialRotation::NetcdfColumns(std::vector<double>& c) const {
     const int n = OrientationColumnCount(od_);
     c.erase(c.begin() + 12 + n);  // Omega(t)
-    if (od_ == OrientationOutput::kOrientationMatrix) c.erase(c.begin() + 12, c.begin() + 21);
+    OrientationColumnsToNetcdf(c, 12, od_);
 }
 
 NetcdfGroup AxialRotation::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
-    NetcdfVariable v;
-    if (OrientationVariable(od_, "global", v)) g.variables.push_back(v);
+    g.variables.push_back(OrientationVariable(od_, "global"));
     g.variables.push_back(
         {"Omega", OutputQuantity::kAngularVelocity, "local relative angular velocity (x, y, z)"});
     return g;
 }
 
 void AngularVelocityJoint::Columns(const ElementContext& ctx, std::vector<double>& c) const {
+    // Output (5): minus the multiplier's couple on the node.
     Vec3 F, M;
-    FirstNodeLoad(ctx, F, M);
+    MultiplierLoad(ctx, true, F, M);
+    M = -M;
     const Vec3 u = ctx.node[0]->R * n_;
     c.clear();
     AppendColumns(c, Vec3::Zero());
@@ -73,9 +77,17 @@ void AngularVelocityJoint::Columns(const ElementContext& ctx, std::vector<double
     c.push_back(omega_->Value(ctx.t));
 }
 
+void AngularVelocityJoint::NetcdfColumns(std::vector<double>& c) const {
+    // dOmega before w (AngularVelocityJoint::OutputPrepare).
+    std::rotate(c.begin() + 12, c.begin() + 15, c.begin() + 16);
+}
+
 NetcdfGroup AngularVelocityJoint::NetcdfDescription(const Element& element) const {
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
     if (g.prefix.empty()) return g;
+    g.type = "Angular velocity";  // AngularVelocityJoint::OutputPrepare
+    g.variables.push_back({"dOmega", OutputQuantity::kAngularVelocity,
+                           "magnitude imposed angular velocity", NetcdfShape::kScalar});
     g.variables.push_back(
         {"w", OutputQuantity::kDimensionless, "direction of imposed angular velocity"});
     return g;
@@ -90,7 +102,7 @@ std::unique_ptr<Element> ReadAxialRotation(ElementReadArgs& args) {
     if (a.node == b.node) in.Fail(b_at, "an axial rotation joint needs two different nodes");
     if (!in.HasArg()) in.Fail(in.Where(), "axial rotation: missing the angular velocity drive");
     DrivePtr omega = in.GetDrive("angular velocity");
-    const OrientationOutput d = ReadJointOrientationDescription(in);
+    const OrientationOutput d = ReadJointOrientationDescription(in, args.default_orientation);
     auto e = std::make_unique<AxialRotation>(args.label, a, b, std::move(omega), d);
     e->set_where(where);
     return e;

@@ -22,16 +22,22 @@
 //          [, orientation description, <d> ] ;
 //   joint: <label>, angular velocity, <node>, <direction n>, <drive Omega(t)> ;
 //
-// Output, F and M the force and couple on the first node (joint_input.hpp):
+// Output: MBDyn writes its multipliers, which are
+//   (4) axial rotation: F, M the load of the multipliers on node b, couple about its joint
+//       point (MBDyn's F and R2h (M1, M2, M3): node 1 carries minus them; planej.cc
+//       AxialRotationJoint::AssRes)
+//   (5) angular velocity: M = mu R n, minus the multiplier's couple on the node (drvj.cc
+//       AngularVelocityJoint::AssRes adds -R n dM to its node and writes R n dM)
 //   axial rotation [MBDyn mbdyn/struct/planej.cc, AxialRotationJoint::Output / OutputPrepare]:
 //     .jnt: label, Rj_b^T F, Rj_b^T M (node b's hinge frame), F, M, the relative orientation
 //     Rj_a^T Rj_b in the description d (joint_input.hpp (6)), Omega(t), Rj_b^T (w_b - w_a):
-//     20 columns (26 for the matrix); NetCDF: f, m, F, M, E / Phi ("global ..."), Omega (MBDyn
-//     has no variable for Omega(t); the matrix has none in mbstep).
+//     20 columns (26 for the matrix); NetCDF: f, m, F, M, E / Phi / R ("global ..."), Omega
+//     (MBDyn has no variable for Omega(t)).
 //   angular velocity [MBDyn mbdyn/struct/drvj.cc, AngularVelocityJoint::Output /
 //     OutputPrepare]: .jnt: label, 0, (R n . M, 0, 0), 0, M, the direction R n, Omega(t):
-//     17 columns; NetCDF: f, m, F, M, w (MBDyn's scalar dOmega, defined before w, has no
-//     variable in mbstep: NetcdfVariable is a Vec3).
+//     17 columns; NetCDF (type "Angular velocity", as OutputPrepare_int names it): f, m, F,
+//     M, dOmega (scalar Omega(t), angular velocity, "magnitude imposed angular velocity"), w
+//     ("direction of imposed angular velocity").
 #pragma once
 
 #include <memory>
@@ -69,6 +75,7 @@ class AngularVelocityJoint final : public TwoSideJoint {
 
   protected:
     void Columns(const ElementContext& ctx, std::vector<double>& c) const override;
+    void NetcdfColumns(std::vector<double>& c) const override;
 
   private:
     Vec3 n_;

@@ -2,6 +2,7 @@
 #include "springs.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -173,16 +174,21 @@ void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
 }
 
 NetcdfGroup Rod::NetcdfDescription(const Element& element) const {
+    // Rod::OutputPrepare: l, lP, v (MBDyn's units "m", "m/2" and "m": length, velocity and
+    // length here).
     NetcdfGroup g = ElementOutput::NetcdfDescription(element);
-    if (!g.prefix.empty())
-        g.variables.push_back({"v", OutputQuantity::kLength, "direction unit vector"});
+    if (g.prefix.empty()) return g;
+    g.variables.push_back(
+        {"l", OutputQuantity::kLength, "length of the element", NetcdfShape::kScalar});
+    g.variables.push_back({"lP", OutputQuantity::kVelocity, "lengthening velocity of the element",
+                           NetcdfShape::kScalar});
+    g.variables.push_back({"v", OutputQuantity::kLength, "direction unit vector"});
     return g;
 }
 
 bool Rod::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {
-    out = Columns(ctx);
-    out.erase(out.begin() + 16);  // l'
-    out.erase(out.begin() + 12);  // l
+    out = Columns(ctx);  // ..., l, d / l, l'
+    std::rotate(out.begin() + 13, out.begin() + 16, out.begin() + 17);
     return true;
 }
 
@@ -339,11 +345,13 @@ std::unique_ptr<Element> ReadDeformableHinge(ElementReadArgs& args) {
     const SpringSide b = ReadSide(in, true);
     if (a.node == b.node) in.Fail(b_at, "a deformable hinge needs two different nodes");
     ConstitutiveLawPtr law = in.GetConstitutiveLaw(3, "deformable hinge constitutive law");
-    OrientationOutput od = OrientationOutput::kEuler123;
+    // MBDyn's ReadOptionalOrientationDescription: the control data's default without one.
+    OrientationOutput od = args.default_orientation;
     if (in.IsKeyword("orientation description")) {
         const std::string o = in.GetKeyword(
             "orientation description",
             {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
+        od = OrientationOutput::kEuler123;
         if (o == "euler313") od = OrientationOutput::kEuler313;
         if (o == "euler321") od = OrientationOutput::kEuler321;
         if (o == "orientation vector") od = OrientationOutput::kOrientationVector;

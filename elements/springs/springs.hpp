@@ -46,9 +46,10 @@
 //   rod [MBDyn mbdyn/struct/rodj.cc, Rod::Output / OutputPrepare]: label, (T, 0, 0) (a frame
 //     with axis 1 along the rod), 0, F, 0, then the length l, the unit direction d / l and
 //     the lengthening rate l' = (d / l) . d': 18 columns (MBDyn appends its constitutive
-//     law's own output, nothing for the linear laws). NetCDF: f, m, F, M, v ("direction unit
-//     vector", units "m" in MBDyn; mbstep's unit attribute is the length's); MBDyn's scalars
-//     l and lP have no variable in mbstep (NetcdfVariable is a Vec3).
+//     law's own output, nothing for the linear laws). NetCDF: f, m, F, M, then Rod::OutputPrepare's
+//     scalars l ("length of the element", length) and lP ("lengthening velocity of the
+//     element", velocity: MBDyn's "m/2" is a slip for it), and v ("direction unit vector",
+//     units "m" in MBDyn; mbstep's unit attribute is the length's).
 //   deformable hinge [MBDyn mbdyn/struct/vehj.cc, DeformableHingeJoint::Output]: label, 0,
 //     Rj_a^T M, 0, M, then Rj_a^T Rj_b in the orientation description d (Euler angles in
 //     degrees, rotation vector, or the matrix row by row) and, for a viscous or viscoelastic

@@ -309,9 +309,12 @@ TEST_CASE("joints write one .jnt line: label, local F, M, global F, M") {
     // global force as the local one, then the node's Euler angles 123 in degrees.
     REQUIRE(v.size() == 16);
     CHECK(v[0] == 7);
-    // Force on the node -lambda, written as both the local and the global force.
-    CHECK((Vec3(v[1], v[2], v[3]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
-    CHECK((Vec3(v[7], v[8], v[9]) - Vec3(-1.0, -2.0, -3.0)).norm() < 1e-12);
+    // MBDyn's multiplier F = lambda (the load on the ground; the node carries -lambda),
+    // written as both the local and the global force; then an empty line.
+    CHECK((Vec3(v[1], v[2], v[3]) - Vec3(1.0, 2.0, 3.0)).norm() < 1e-12);
+    CHECK((Vec3(v[7], v[8], v[9]) - Vec3(1.0, 2.0, 3.0)).norm() < 1e-12);
+    CHECK(os.str().size() > 2);
+    CHECK(os.str().substr(os.str().size() - 2) == "\n\n");
     CHECK((Vec3(v[13], v[14], v[15]) - Vec3(0.0, 0.0, 90.0)).norm() < 1e-12);
 }
 

@@ -1,8 +1,8 @@
 // mbstep tests — reaction forces of every joint family in static equilibrium: a body
 // held by the joint under gravity (or a constant couple), run a few steps with `ms`, whose
-// reactions are known in closed form. The .jnt line (WriteReaction: force and couple the joint
-// applies to its first node, couple about the joint point) and, where the closed form names
-// it, the multiplier are checked.
+// reactions are known in closed form. The .jnt line (WriteReaction: the load MBDyn's
+// multipliers stand for, per joint: on node 1, on node 2, or on the ground for the pins; the
+// joints' headers) and, where the closed form names it, the multiplier are checked.
 //
 // Data: m = 2 kg, g = 9.81 m/s^2 along -z, centre-of-mass offset a = 0.3 m along node x,
 // couple C = 1.7 N m. Tolerance 1e-8 relative to m g: the decks start at equilibrium, so the
@@ -113,14 +113,15 @@ void CheckVec(const Vec3& got, const Vec3& want) {
 
 }  // namespace
 
-TEST_CASE("total pin joint: all six components hold a body, F = m g, M = -a x m g") {
+TEST_CASE("total pin joint: all six components hold a body, F = -m g, M = a x m g") {
+    // MBDyn's TotalPinJoint writes minus the load on its node: the load on the ground.
     const Result r = RunStatic(BodyNode("null"),
                                std::string(kBody) + kGravity +
                                    "joint: 1, total pin joint, 2, position, null, position, null, "
                                    "position constraint, 1, 1, 1, null, "
                                    "orientation constraint, 1, 1, 1, null;");
-    CheckVec(r.jnt.at(1).F, Vec3(0, 0, kM * kG));
-    CheckVec(r.jnt.at(1).M, Vec3(0, -kA * kM * kG, 0));
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
+    CheckVec(r.jnt.at(1).M, Vec3(0, kA * kM * kG, 0));
     CheckVec(r.states[0].x, Vec3::Zero());
 }
 
@@ -134,6 +135,20 @@ TEST_CASE("total joint to a clamped node: the reaction on node 1 is minus that o
     CheckVec(r.jnt.at(99).F, Vec3(0, 0, kM * kG));
 }
 
+TEST_CASE("total joint with apart points: the couple is taken about node 2's point") {
+    // Node 2's point P_b = x_2 = (1, 0, 0), node 1's P_a = (0.5, 0, 0), x free: MBDyn's
+    // TotalJoint writes the load on node 1 with its couple about P_b (the force balances the
+    // weight at P_b: no couple), not about P_a ((P_b - P_a) x F = 0.5 m g about y).
+    const Result r = RunStatic(std::string(kGround) + BodyNode("1., 0., 0."),
+                               std::string(kBodyCentred) + kGravity + kClamp +
+                                   "joint: 1, total joint, 1, position, 0.5, 0., 0., 2, "
+                                   "position constraint, inactive, active, active, null, "
+                                   "orientation constraint, active, active, active, null;");
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
+    CheckVec(r.jnt.at(1).M, Vec3::Zero());
+    CheckVec(r.states[1].x, Vec3(1, 0, 0));
+}
+
 TEST_CASE("cardano pin: a body hanging below the joint, F = m g, no couple") {
     const Result r = RunStatic(BodyNode("0., 0., -1."),
                                std::string(kBodyCentred) + kGravity +
@@ -145,13 +160,13 @@ TEST_CASE("cardano pin: a body hanging below the joint, F = m g, no couple") {
 
 TEST_CASE("prismatic + in plane: a block on a horizontal plane, normal force m g, couple a m g") {
     // The in-plane point is the node; the prismatic joint carries the gravity couple of the
-    // offset centre of mass, on node 1: +a m g about y.
+    // offset centre of mass: -a m g about y on node 2, which MBDyn's PrismaticJoint writes.
     const Result r = RunStatic(std::string(kGround) + BodyNode("null"),
                                std::string(kBody) + kGravity + kClamp +
                                    "joint: 1, prismatic, 1, 2;\n"
                                    "joint: 2, in plane, 1, null, 0., 0., 1., 2;");
     CheckVec(r.jnt.at(2).F, Vec3(0, 0, -kM * kG));
-    CheckVec(r.jnt.at(1).M, Vec3(0, kA * kM * kG, 0));
+    CheckVec(r.jnt.at(1).M, Vec3(0, -kA * kM * kG, 0));
     CheckVec(r.jnt.at(1).F, Vec3::Zero());
     CHECK(std::abs(std::abs(r.lambda.at(2)[0]) - kM * kG) < kTol);
 }
@@ -179,7 +194,7 @@ TEST_CASE("gimbal rotation + spherical pin: hanging body, the gimbal row carries
                                std::string(kBodyCentred) + kGravity + kClamp +
                                    "joint: 1, spherical hinge, 1, null, 2, 0., 0., 1.;\n"
                                    "joint: 2, gimbal rotation, 1, 2;");
-    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, kM * kG));  // the spherical hinge's load on node 2
     CHECK(std::abs(r.lambda.at(2)[0]) < kTol);
 }
 
@@ -189,8 +204,8 @@ TEST_CASE("drive hinge + spherical hinge: the imposed rotation carries the gravi
                                std::string(kBody) + kGravity + kClamp +
                                    "joint: 1, spherical hinge, 1, null, 2, null;\n"
                                    "joint: 2, drive hinge, 1, 2, single, 0., 0., 1., const, 0.;");
-    CheckVec(r.jnt.at(2).M, Vec3(0, kA * kM * kG, 0));
-    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
+    CheckVec(r.jnt.at(2).M, Vec3(0, kA * kM * kG, 0));  // on node 1, as MBDyn's drive hinge
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, kM * kG));       // on node 2
 }
 
 TEST_CASE("axial rotation: a spinning rotor driven against a couple, torque multiplier = C") {
@@ -201,8 +216,8 @@ TEST_CASE("axial rotation: a spinning rotor driven against a couple, torque mult
                       "joint: 1, axial rotation, 1, null, 2, null, const, 10.;\n"
                       "couple: 3, absolute, 2, 0., 0., 1., const, C;");
     CHECK(r.lambda.at(1)[5] == doctest::Approx(kC).epsilon(1e-8));
-    CheckVec(r.jnt.at(1).F, Vec3(0, 0, -kM * kG));
-    CheckVec(r.jnt.at(1).M, Vec3(0, 0, kC));
+    CheckVec(r.jnt.at(1).F, Vec3(0, 0, kM * kG));  // the load on node 2, as MBDyn writes it
+    CheckVec(r.jnt.at(1).M, Vec3(0, 0, -kC));
     CHECK(r.states[1].w.z() == doctest::Approx(10.0).epsilon(1e-10));
 }
 
@@ -212,7 +227,7 @@ TEST_CASE("angular velocity: a free rotor held at constant spin against a couple
                   std::string(kBodyCentred) + "joint: 1, angular velocity, 2, 0., 0., 1., 5.;\n" +
                       "couple: 3, absolute, 2, 0., 0., 1., const, C;");
     CHECK(r.lambda.at(1)[0] == doctest::Approx(kC).epsilon(1e-8));
-    CheckVec(r.jnt.at(1).M, Vec3(0, 0, -kC));
+    CheckVec(r.jnt.at(1).M, Vec3(0, 0, kC));  // minus the couple on the node (MBDyn's dM R n)
 }
 
 TEST_CASE("rod: a body hanging on an elastic rod at its static elongation, tension m g") {

@@ -244,6 +244,8 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
                                             "elem.joint.2.m",
                                             "elem.joint.2.F",
                                             "elem.joint.2.M",
+                                            "elem.joint.2.l",
+                                            "elem.joint.2.lP",
                                             "elem.joint.2.v",
                                             "elem.beam.3",
                                             "elem.beam.3.F",
@@ -278,9 +280,17 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
     CHECK(Text(ncid, phi, "units") == "radian");
     CHECK(Text(ncid, phi, "description") == "global orientation vector (Phi_X, Phi_Y, Phi_Z)");
     CHECK(Text(ncid, Var(ncid, "elem.joint.2.M"), "units") == "Moment");
-    // The rod's direction after .M (MBDyn's Rod::OutputPrepare, mbdyn/struct/rodj.cc; its
-    // scalars l and lP have no variable here).
+    // The rod's length, lengthening rate and direction after .M (MBDyn's Rod::OutputPrepare,
+    // mbdyn/struct/rodj.cc): two scalars [time], "doublereal", and a Vec3.
     CHECK(Text(ncid, Var(ncid, "elem.joint.2.v"), "description") == "direction unit vector");
+    const int rod_l = Var(ncid, "elem.joint.2.l");
+    CHECK(Text(ncid, rod_l, "type") == "doublereal");
+    CHECK(Text(ncid, rod_l, "units") == "Length");
+    CHECK(Text(ncid, rod_l, "description") == "length of the element");
+    int l_dims = 0;
+    Ok(nc_inq_varndims(ncid, rod_l, &l_dims));
+    CHECK(l_dims == 1);
+    CHECK(Text(ncid, Var(ncid, "elem.joint.2.lP"), "units") == "Velocity");
     CHECK(Text(ncid, Var(ncid, "run.step"), "type") == "integer");
     const int bf = Var(ncid, "elem.beam.3.F");
     CHECK(Text(ncid, bf, "units") == "Force");
@@ -336,6 +346,8 @@ TEST_CASE("output results: netcdf writes MBDyn's layout with the text files' val
         REQUIRE(rod.size() == 18);
         const auto dir = Record(ncid, "elem.joint.2.v", k, 3);
         for (int i = 0; i < 3; ++i) CHECK(Close(dir[i], rod[14 + i]));
+        CHECK(Close(Record(ncid, "elem.joint.2.l", k, 1)[0], rod[13]));
+        CHECK(Close(Record(ncid, "elem.joint.2.lP", k, 1)[0], rod[17]));
         // The beam's .act line: label, F, M at its evaluation point (section frame).
         REQUIRE(act[k].size() == 7);
         CHECK(act[k][0] == 3);
@@ -427,7 +439,7 @@ TEST_CASE("a total joint's relative kinematics are MBDyn's X, Phi, V, Omega, as 
     CHECK(Text(ncid, Var(ncid, "elem.joint.6.Phi"), "units") == "radian");
     CHECK(Text(ncid, Var(ncid, "elem.joint.6.V"), "units") == "Velocity");
     CHECK(Text(ncid, Var(ncid, "elem.joint.6.Omega"), "units") == "Angular velocity");
-    CHECK(Text(ncid, Var(ncid, "elem.joint.6"), "type") == "total joint");
+    CHECK(Text(ncid, Var(ncid, "elem.joint.6"), "type") == "total");  // OutputPrepare_int
     const size_t n = mov.size() / 2;
     REQUIRE(n == 11);
     REQUIRE(jnt.size() == 2 * n);

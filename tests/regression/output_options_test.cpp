@@ -106,8 +106,9 @@ TEST_CASE("the first .jnt line has the initial reactions with second-order metho
     jnt >> label;
     for (double& x : v) jnt >> x;
     CHECK(label == 1);
-    // Global force on the node (columns 8-10): +9.81 along z holds the weight.
-    CHECK(v[8] == doctest::Approx(9.81).epsilon(1e-6));
+    // Global force (columns 8-10): MBDyn's multiplier, the load on the ground (PinJoint): the
+    // node is held up by +9.81 along z, the ground pulled down by -9.81.
+    CHECK(v[8] == doctest::Approx(-9.81).epsilon(1e-6));
 }
 
 namespace {

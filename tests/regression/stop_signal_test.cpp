@@ -108,16 +108,18 @@ void CheckStopped(int signal, const std::string& name, int status) {
     CHECK(log.size() > mark.size());
     CHECK(log.substr(log.size() - (mark.size() - 1)) == mark.substr(2) + "\n");
     // .mov, .jnt: one complete line per step 0..N (13 columns each; the spherical pin's .jnt
-    // line has 3 more, the node's Euler angles, as MBDyn's PinJoint::Output); .csv: header +
-    // N + 1 lines, the last at time t.
+    // line has 3 more, the node's Euler angles, and an empty line after it, as MBDyn's
+    // PinJoint::Output); .csv: header + N + 1 lines, the last at time t.
     for (const char* ext : {".mov", ".jnt"}) {
         INFO(ext);
+        const bool jnt = std::string(ext) == ".jnt";
         const std::string text = Slurp(prefix + ext);
         REQUIRE(!text.empty());
         CHECK(text.back() == '\n');
         const std::vector<std::string> lines = Lines(text);
-        CHECK(static_cast<int>(lines.size()) == steps + 1);
-        std::istringstream last(lines.back());
+        CHECK(static_cast<int>(lines.size()) == (jnt ? 2 : 1) * (steps + 1));
+        if (jnt) CHECK(lines.back().empty());
+        std::istringstream last(lines[lines.size() - (jnt ? 2 : 1)]);
         int columns = 0;
         for (std::string tok; last >> tok;) ++columns;
         CHECK(columns == (std::string(ext) == ".jnt" ? 16 : 13));

@@ -704,7 +704,8 @@ const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
                      kEnded,
                      L{{"`default orientation: euler123 | euler313 | euler321 | "
                         "orientation vector | orientation matrix;`",
-                        "the `.mov` orientation columns"}}},
+                        "the `.mov` orientation columns; the joints' `orientation "
+                        "description` when they name none"}}},
                     {{"default output"},
                      O::kActs,
                      &D::DefaultOutput,
@@ -2084,7 +2085,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
         in_.Fail(statement == "body" ? where : at_type, "no plugin provides '" + statement +
                                                             (type.empty() ? "" : ": " + type) +
                                                             "' (are the element plugins built?)");
-    ElementReadArgs args{in_, static_cast<int>(label)};
+    ElementReadArgs args{in_, static_cast<int>(label), settings_.default_orientation};
     std::unique_ptr<Element> e;
     try {
         e = d->read(args);

@@ -21,14 +21,16 @@
 //                                data's `default orientation`, as in the .mov)
 //   node.struct.<label>.XP       double [time, Vec3]  global velocity vector
 //   node.struct.<label>.Omega    double [time, Vec3]  global angular velocity vector
-//   elem.joint.<label>           char [Vec1], attribute type = the joint's deck keyword
+//   elem.joint.<label>           char [Vec1], attribute type = MBDyn's name of the joint
 //   elem.joint.<label>.f, .m     double [time, Vec3]  local reaction force, moment
 //   elem.joint.<label>.F, .M     double [time, Vec3]  global reaction force, moment
+//   then the joint's own (Element::NetcdfDescription): double [time, Vec3], [time] (type
+//   "doublereal") or [time, Vec3, Vec3] (type "Mat3x3", column by column)
 // Nodes and dummy nodes with output, in the .mov's order; the joints are the elements of
 // statement `joint` whose .jnt line has MBDyn's layout (label, f, m, F, M, ...): their values
-// are that line's columns 2-13 at 17 significant digits. The units attributes are MBDyn's:
-// without `output units` the names of the physical dimensions ("Length", "Velocity", "Angular
-// velocity", "Time", "Force", "Moment", "Dimensionless"); with `output units` (MKS, CGS,
+// are that line's numbers at 17 significant digits (Element::NetcdfValues). The units attributes
+// are MBDyn's: without `output units` the names of the physical dimensions ("Length", "Velocity",
+// "Angular velocity", "Time", "Force", "Moment", "Dimensionless"); with `output units` (MKS, CGS,
 // MMTMS, MMKGMS, custom) the system's units, composed as MBDyn composes them ("m", "m s^-1",
 // "rad s^-1", "s", "N", "N m" for MKS); the orientation's are MBDyn's fixed "-", "radian",
 // "deg". No value is converted.

@@ -37,16 +37,29 @@ enum class OutputQuantity {
     kDimensionless
 };
 
-/// One Vec3 variable of an element's group in MBDyn's NetCDF layout: `<group>.<name>`.
+/// The shape of an output variable, as MBDyn's OutputHandler::CreateVar<T> and
+/// CreateRotationVar declare it: a Vec3 ([time, Vec3], attribute type "Vec3"), a scalar
+/// ([time], "doublereal") or a 3x3 matrix ([time, Vec3, Vec3], "Mat3x3", its values stored
+/// column by column: R11, R21, R31, R12, ...).
+enum class NetcdfShape { kVec3, kScalar, kMat3x3 };
+
+/// Number of doubles a variable of shape s holds per output step.
+inline int NetcdfSize(NetcdfShape s) {
+    return s == NetcdfShape::kScalar ? 1 : s == NetcdfShape::kMat3x3 ? 9 : 3;
+}
+
+/// One variable of an element's group in MBDyn's NetCDF layout: `<group>.<name>`.
 struct NetcdfVariable {
     std::string name;
     OutputQuantity quantity;
     std::string description;
+    NetcdfShape shape{NetcdfShape::kVec3};
 };
 
 /// An element's group in MBDyn's NetCDF layout (the element's OutputPrepare in MBDyn): the
-/// variable `<prefix>.<label>` whose attribute `type` is `type`, then `variables`, three
-/// doubles each per output step. An empty prefix: the element writes nothing there.
+/// variable `<prefix>.<label>` whose attribute `type` is `type`, then `variables`, each
+/// NetcdfSize(shape) doubles per output step. An empty prefix: the element writes nothing
+/// there.
 struct NetcdfGroup {
     std::string prefix;  ///< "elem.joint", "elem.beam", "elem.force", "elem.couple"
     std::string type;
@@ -81,8 +94,9 @@ class ElementOutput {
     /// (Joint::OutputPrepare_int); joints whose .jnt line has more columns add their own
     /// variables after these.
     virtual NetcdfGroup NetcdfDescription(const Element& element) const;
-    /// The values of NetcdfDescription()'s variables, three per variable in its order, at the
-    /// start of out (which it resizes; more values than the variables need are ignored). The
+    /// The values of NetcdfDescription()'s variables, NetcdfSize(shape) per variable in its
+    /// order (a matrix column by column), at the start of out (which it resizes; more values
+    /// than the variables need are ignored). The
     /// default: the numbers of the element's WriteReaction line after its label. False when
     /// there are none.
     virtual bool NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const;

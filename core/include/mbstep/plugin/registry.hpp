@@ -24,10 +24,13 @@ class Model;
 inline constexpr int kPluginAbi = 13;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
-/// type keyword, and its label.
+/// type keyword, its label, and the control data's `default orientation` (the orientation
+/// description of an element that writes a relative orientation and names none, as MBDyn's
+/// ReadOptionalOrientationDescription takes the data manager's).
 struct ElementReadArgs {
     DeckInput& in;
     int label;
+    OrientationOutput default_orientation{OrientationOutput::kEuler123};
 };
 
 struct ParameterInfo {
