@@ -21,7 +21,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 12;
+inline constexpr int kPluginAbi = 13;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, and its label.
