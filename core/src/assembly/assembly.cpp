@@ -14,16 +14,19 @@ std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>&
     std::vector<std::vector<int>> node_elements(num_nodes);
     for (int e = 0; e < ne; ++e)
         for (int n : element_nodes[e]) node_elements[n].push_back(e);
-    // The conflict graph in compressed rows: each pair of conflicting elements once per
-    // direction, however many nodes the two share, so its memory is O(pairs) rather than O(sum
-    // over nodes of their elements squared), which decides its size when many elements share
-    // many nodes (the columns of a Jacobian sharing rows). Edges come sorted by source.
+    // The conflict graph in compressed rows: each pair of conflicting elements once, however
+    // many nodes the two share, so its memory is O(pairs) rather than O(sum over nodes of their
+    // elements squared), which decides its size when many elements share many nodes (the
+    // columns of a Jacobian sharing rows). The edge runs from the later element to the earlier:
+    // the sequential colouring in element order reads, for each element, the colours of its
+    // neighbours already coloured, i.e. the earlier ones (a later one is uncoloured then).
+    // Edges come sorted by source.
     std::vector<std::pair<int, int>> edges;
     std::vector<int> last(ne, -1);  // last[f] == e: the edge (e, f) is listed
     for (int e = 0; e < ne; ++e)
         for (int n : element_nodes[e])
             for (int f : node_elements[n])
-                if (f != e && last[f] != e) {
+                if (f < e && last[f] != e) {
                     last[f] = e;
                     edges.emplace_back(e, f);
                 }
