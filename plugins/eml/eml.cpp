@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 
+#include "mbstep/assembly/assembly.hpp"
 #include "mbstep/math/quaternion.hpp"
 #include "mbstep/model/model.hpp"
 
@@ -125,7 +126,7 @@ void Eml::Attach(Formulation& f, const SolverSettings& s) {
     abstract_.reset();
     if (f.name() == "lagrangian") {  // abstract nodes: the general form (eml_abstract.hpp)
         formulation_ = &f;
-        settings_ = s;
+        settings_ = EmlNewtonSettings(s);
         abstract_ =
             std::make_unique<AbstractEml>(static_cast<AbstractFormulation&>(f), variant_, s);
         return;
@@ -137,7 +138,7 @@ void Eml::Attach(Formulation& f, const SolverSettings& s) {
             f.name() + "'");
     formulation_ = &f;
     problem_ = f.second_order();
-    settings_ = s;
+    settings_ = EmlNewtonSettings(s);
     const Model& model = f.model();
     nn_ = static_cast<int>(model.nodes().size());
     nq_ = kNode * nn_;
@@ -192,9 +193,8 @@ void Eml::States(const Eigen::VectorXd& q, const Eigen::VectorXd& v, std::vector
     for (int i = 0; i < nn_; ++i) {
         const int o = kNode * i;
         const Vec4 e = q.segment<4>(o + 3);
-        const double n2 = e.squaredNorm();
         s[i].x = q.segment<3>(o);
-        s[i].R = quaternion::E(e) * quaternion::L(e).transpose() / n2;
+        s[i].R = quaternion::Rotation(e);
         s[i].v = v.segment<3>(o);
         s[i].w = quaternion::G(e) * v.segment<4>(o + 3);
     }
@@ -363,14 +363,8 @@ void Eml::Unpack(const Eigen::VectorXd& u, Eigen::VectorXd& q1, Eigen::VectorXd&
             for (int i = 0; i < nn_; ++i) {
                 const int o = kNode * i;
                 q1.segment<3>(o) = q_n_.segment<3>(o) + u.segment<3>(6 * i);
-                const Vec3 th = u.segment<3>(6 * i + 3);
-                const double a = th.norm();
-                const Eigen::Quaterniond dq = a > 0.0
-                                                  ? Eigen::Quaterniond(Eigen::AngleAxisd(a, th / a))
-                                                  : Eigen::Quaterniond::Identity();
-                const Vec4 e0 = q_n_.segment<4>(o + 3);
-                const Eigen::Quaterniond e1 = dq * Eigen::Quaterniond(e0[0], e0[1], e0[2], e0[3]);
-                q1.segment<4>(o + 3) << e1.w(), e1.x(), e1.y(), e1.z();  // (105)
+                q1.segment<4>(o + 3) = quaternion::RotateLeft(u.segment<3>(6 * i + 3),
+                                                              q_n_.segment<4>(o + 3));  // (105)
             }
             lambda.head(nm_) = u.tail(nm_);
             break;
@@ -607,44 +601,31 @@ StepStats Eml::Advance(double t, double h) {
             u.tail(nm_) = lambda_n_.head(nm_);
             break;
     }
-    Eigen::VectorXd r, du;
-    const double tol = settings_.residual_tolerance;
     if (!pattern_ready_) DetectPattern(u);
     const Eigen::VectorXd u0 = u;
+    u_ = u;
     // A second attempt when Newton fails: the sparsity found so far is extended at the
     // failing point (a dependence that vanished at both detection points) and the step redone.
     for (int attempt = 0; attempt < 2 && !st.converged; ++attempt) {
         if (attempt == 1) {
-            DetectPattern(u);
-            u = u0;
-            st.solution = 0.0;
+            DetectPattern(u_);
+            u_ = u0;
         }
-        for (int it = 0; it <= settings_.max_iterations; ++it) {
-            Residual(u, r);
-            st.residual = r.lpNorm<Eigen::Infinity>();
-            if (!std::isfinite(st.residual)) break;
-            if (st.residual <= tol ||
-                (it > 0 && st.solution <= 1e-13 * (1.0 + u.lpNorm<Eigen::Infinity>()))) {
-                st.converged = true;
-                break;
-            }
-            if (it == settings_.max_iterations) break;
-            ColoredJacobian(u, r);
-            ++st.factorizations;
-            if (!linear_->Factor(jac_)) break;
-            du = -r;
-            linear_->Solve(du);
-            u += du;
-            st.solution = du.lpNorm<Eigen::Infinity>();
-            ++st.iterations;
-        }
-        if (!st.converged && !u.allFinite()) u = u0;
+        const NewtonResult res = newton_->Solve(*this);
+        st.converged = res.converged;
+        st.iterations += res.iterations;
+        st.factorizations += res.factorizations;
+        st.residual = res.residual;
+        st.solution = res.solution;
+        if (!st.converged && !u_.allFinite()) u_ = u0;
     }
     if (!st.converged) {
-        st.failure = EmlNewtonFailure(t + h, h, st.residual, tol, r, num_unknowns(),
-                                      [this](int row) { return DescribeEquation(row); });
+        st.failure =
+            EmlNewtonFailure(t + h, h, st.residual, settings_.residual_tolerance, r_,
+                             num_unknowns(), [this](int row) { return DescribeEquation(row); });
         return st;
     }
+    u = u_;
     Eigen::VectorXd q1, v1, p1, lambda, force, dTv, phi1;
     Unpack(u, q1, v1, p1, lambda);
     if (variant_ != Variant::kFull) {
@@ -667,8 +648,9 @@ StepStats Eml::Advance(double t, double h) {
 // Sparsity of the iteration matrix, found numerically: a column's rows are those whose
 // residual changes (bit for bit) when its unknown is perturbed, at u and at a deterministic
 // perturbation of u (velocity-dependent terms vanish at rest); unions with what was found
-// before. Columns with disjoint rows share a colour (greedy), so one residual evaluation per
-// colour gives the whole forward-difference Jacobian [Curtis, Powell, Reid 1974].
+// before. Columns with disjoint rows share a colour (ColorElements with columns as its elements
+// and rows as their nodes: Boost.Graph's greedy sequential colouring), so one residual
+// evaluation per colour gives the whole forward-difference Jacobian [Curtis, Powell, Reid 1974].
 //
 // The detection itself perturbs the columns by the same colouring of a structural superset
 // (StructuralRows: an element couples the unknowns and equations of its nodes and its own
@@ -713,42 +695,11 @@ std::vector<std::vector<int>> Eml::StructuralRows() const {
     return rows;
 }
 
-namespace {
-// Greedy colouring of columns with disjoint row sets, in column order: the same colours as the
-// core's ColorElements (Boost.Graph's sequential colouring) with columns as elements and rows as
-// their nodes, but without building the column-conflict graph, whose edges grow with the square
-// of a row's length: measured on the 300-link chain (euler parameters, 2 steps), the graph took
-// 1.56 GB and 1.18 s against 41 MB and 0.26 s here.
-std::vector<std::vector<int>> ColourColumns(const std::vector<std::vector<int>>& col_rows, int n) {
-    std::vector<std::vector<int>> colors;
-    std::vector<std::vector<char>> used;  // rows taken per colour
-    for (int j = 0; j < static_cast<int>(col_rows.size()); ++j) {
-        size_t c = 0;
-        for (; c < colors.size(); ++c) {
-            bool free = true;
-            for (int row : col_rows[j])
-                if (used[c][row]) {
-                    free = false;
-                    break;
-                }
-            if (free) break;
-        }
-        if (c == colors.size()) {
-            colors.emplace_back();
-            used.emplace_back(n, 0);
-        }
-        colors[c].push_back(j);
-        for (int row : col_rows[j]) used[c][row] = 1;
-    }
-    return colors;
-}
-}  // namespace
-
 void Eml::DetectPattern(const Eigen::VectorXd& u) {
     const int n = static_cast<int>(u.size());
     col_rows_.resize(n);  // sorted rows of each column: O(nnz) memory
     const std::vector<std::vector<int>> super = StructuralRows();
-    const std::vector<std::vector<int>> groups = ColourColumns(super, n);
+    const std::vector<std::vector<int>> groups = ColorElements(super, n);
     std::vector<int> owner(n, -1);  // the perturbed column whose superset holds a row
     std::vector<int> changed;
     auto add = [&](int j, const std::vector<int>& found) {
@@ -807,32 +758,47 @@ void Eml::DetectPattern(const Eigen::VectorXd& u) {
     std::vector<Eigen::Triplet<double>> trip;
     for (int j = 0; j < n; ++j)
         for (int row : col_rows_[j]) trip.emplace_back(row, j, 0.0);
-    colors_ = ColourColumns(col_rows_, n);
-    jac_.resize(n, n);
-    jac_.setFromTriplets(trip.begin(), trip.end());
-    jac_.makeCompressed();
-    linear_ = MakeLinearSolver(settings_.linear_solver,
-                               OrderingFromName(settings_.linear_solver_ordering),
-                               settings_.linear_solver_scale);
-    linear_->Analyze(jac_);
+    colors_ = ColorElements(col_rows_, n);
+    Eigen::SparseMatrix<double> pattern(n, n);
+    pattern.setFromTriplets(trip.begin(), trip.end());
+    pattern.makeCompressed();
+    newton_ = std::make_unique<NewtonSolver>(settings_);
+    newton_->Setup(pattern);
     pattern_ready_ = true;
 }
 
-void Eml::ColoredJacobian(const Eigen::VectorXd& u, const Eigen::VectorXd& r) {
-    Eigen::VectorXd up = u, rp;
-    const int* outer = jac_.outerIndexPtr();
-    double* values = jac_.valuePtr();
+void Eml::Residual(Eigen::VectorXd& r) {
+    Residual(u_, r_);
+    r = r_;
+}
+
+void Eml::ResidualAndJacobian(Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) {
+    Residual(r);
+    // A predictor that meets the tolerance ends the point (NewtonSolver's residual test):
+    // no Jacobian for it.
+    if (r.allFinite() && r.lpNorm<Eigen::Infinity>() > settings_.residual_tolerance) Jacobian(J);
+}
+
+// Forward differences at u_ from its residual r_, one residual per colour of the columns.
+void Eml::Jacobian(Eigen::SparseMatrix<double>& J) {
+    Eigen::VectorXd up = u_, rp;
+    const int* outer = J.outerIndexPtr();
+    double* values = J.valuePtr();
     for (const std::vector<int>& color : colors_) {
-        for (int j : color) up[j] = u[j] + 1e-7 * std::max(1.0, std::abs(u[j]));
+        for (int j : color) up[j] = u_[j] + 1e-7 * std::max(1.0, std::abs(u_[j]));
         Residual(up, rp);
         for (int j : color) {
-            const double d = up[j] - u[j];
+            const double d = up[j] - u_[j];
             const std::vector<int>& rows = col_rows_[j];
             for (size_t k = 0; k < rows.size(); ++k)
-                values[outer[j] + k] = (rp[rows[k]] - r[rows[k]]) / d;
-            up[j] = u[j];
+                values[outer[j] + k] = (rp[rows[k]] - r_[rows[k]]) / d;
+            up[j] = u_[j];
         }
     }
+}
+
+bool Eml::IncrementConverged(const Eigen::VectorXd& dx) const {
+    return IncrementAtRoundoff(dx, u_);
 }
 
 double Eml::GeneralizedEnergy() const {

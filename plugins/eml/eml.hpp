@@ -35,12 +35,13 @@
 //   reduced    (q, lambda): v_n+1 = 2 (q_n+1 - q_n)/h - v_n (101), p_n+1 = 2 dT_v - p_n (102)
 //   null space (dx, theta, element lambdas): e_n+1 = exp((0, theta/2)) e_n (105) (unit length
 //              exact), rotational rows of (b) premultiplied by L(e_mid) (104)
-// Newton's iteration matrix is a forward-difference Jacobian of the residual (exact residual,
-// so the solution and its conservation properties do not depend on it), sparse and coloured:
-// one residual per group of columns with disjoint rows (DetectPattern). Conservation holds to the
-// Newton tolerance: converged when the max-norm of the residual is below the deck tolerance or the
-// increment is below 1e-13 (1 + |u|) (round-off: v_n+1 = 2 (q_n+1 - q_n)/h amplifies the last bits
-// of q by 2/h).
+// Newton (the core's NewtonSolver, full Newton): the iteration matrix is a forward-difference
+// Jacobian of the residual (exact residual, so the solution and its conservation properties do
+// not depend on it), sparse and coloured: one residual per group of columns with disjoint rows
+// (DetectPattern, the core's ColorElements). Conservation holds to the Newton tolerance:
+// converged when the max-norm of the residual is below the deck tolerance or the max-norm of the
+// increment is below 1e-13 (1 + |u|) (IncrementConverged; round-off: v_n+1 = 2 (q_n+1 - q_n)/h
+// amplifies the last bits of q by 2/h); EmlNewtonSettings.
 // On a model of abstract nodes (formulation `lagrangian`) the general form of (72a)-(72d) runs
 // instead (eml_abstract.hpp).
 #pragma once
@@ -55,11 +56,11 @@
 #include "eml_abstract.hpp"
 #include "mbstep/formulation/second_order.hpp"
 #include "mbstep/integrator/integrator.hpp"
-#include "mbstep/solver/linear_solver.hpp"
+#include "mbstep/solver/newton.hpp"
 
 namespace mbstep::eml {
 
-class Eml final : public Integrator {
+class Eml final : public Integrator, private NewtonSystem {
   public:
     explicit Eml(Variant v) : variant_(v) {}
     std::string name() const override { return "eml"; }
@@ -112,7 +113,14 @@ class Eml final : public Integrator {
     void Unpack(const Eigen::VectorXd& u, Eigen::VectorXd& q1, Eigen::VectorXd& v1,
                 Eigen::VectorXd& p1, Eigen::VectorXd& lambda) const;
     // Row `row` of Residual() by node or element label and component (failure messages).
-    std::string DescribeEquation(int row) const;
+    std::string DescribeEquation(int row) const override;
+    // NewtonSystem at the iterate u_: the residual (kept in r_), the coloured Jacobian, the
+    // update and eml's increment test.
+    void Residual(Eigen::VectorXd& r) override;
+    void Jacobian(Eigen::SparseMatrix<double>& J) override;
+    void ResidualAndJacobian(Eigen::VectorXd& r, Eigen::SparseMatrix<double>& J) override;
+    void Update(const Eigen::VectorXd& dx) override { u_ += dx; }
+    bool IncrementConverged(const Eigen::VectorXd& dx) const override;
     // Discrete forces h-free: F (7N) = dT_q + Q - sum lambda grad; dTv (7N).
     void Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& force, Eigen::VectorXd& dTv,
@@ -143,12 +151,11 @@ class Eml final : public Integrator {
     // For each unknown, a sorted superset of the residual rows it can change (element
     // connectivity; DetectPattern).
     std::vector<std::vector<int>> StructuralRows() const;
-    void ColoredJacobian(const Eigen::VectorXd& u, const Eigen::VectorXd& r);
     bool pattern_ready_{false};
     std::vector<std::vector<int>> col_rows_;  // rows of each column (sorted)
     std::vector<std::vector<int>> colors_;    // columns per colour
-    Eigen::SparseMatrix<double> jac_;
-    std::unique_ptr<LinearSolver> linear_;
+    std::unique_ptr<NewtonSolver> newton_;
+    Eigen::VectorXd u_, r_;  // Newton's iterate and its residual
     std::unique_ptr<AbstractEml> abstract_;
 };
 

@@ -1,7 +1,6 @@
 // mbstep — `eml` on systems of abstract nodes (see eml_abstract.hpp for the equations).
 #include "eml_abstract.hpp"
 
-#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -26,6 +25,22 @@ std::string EmlNewtonFailure(double t, double h, double residual, double tol,
         os << ", worst equation " << describe(static_cast<int>(worst));
     }
     return os.str();
+}
+
+SolverSettings EmlNewtonSettings(const SolverSettings& deck) {
+    SolverSettings s = deck;
+    s.residual_test = ResidualTest::kMinMax;
+    s.solution_tolerance = 0.0;
+    s.solution_test = ResidualTest::kMinMax;
+    s.max_iterations_at_most = false;
+    s.modified_newton = false;
+    s.modified_newton_adaptive = false;
+    s.output_iterations = s.output_residual = s.output_solution = false;
+    return s;
+}
+
+bool IncrementAtRoundoff(const Eigen::VectorXd& dx, const Eigen::VectorXd& u) {
+    return dx.lpNorm<Eigen::Infinity>() <= 1e-13 * (1.0 + u.lpNorm<Eigen::Infinity>());
 }
 
 namespace {
@@ -72,7 +87,7 @@ void AddEndPointDerivative(const Correction& k, const Eigen::VectorXd& grad1,
 }  // namespace
 
 AbstractEml::AbstractEml(AbstractFormulation& f, Variant variant, const SolverSettings& s)
-    : f_(f), variant_(variant), settings_(s) {
+    : f_(f), variant_(variant), settings_(EmlNewtonSettings(s)), newton_(settings_) {
     if (variant == Variant::kNullSpace)
         throw RunError(
             "eml, null space: the discrete null-space variant is defined for unit quaternions "
@@ -80,6 +95,15 @@ AbstractEml::AbstractEml(AbstractFormulation& f, Variant variant, const SolverSe
             "or `eml, reduced`");
     n_ = f.num_coordinates();
     m_ = f.num_multipliers();
+    // The matrix is formed dense: a full pattern.
+    const int nu = num_unknowns();
+    std::vector<Eigen::Triplet<double>> full;
+    full.reserve(static_cast<size_t>(nu) * nu);
+    for (int j = 0; j < nu; ++j)
+        for (int i = 0; i < nu; ++i) full.emplace_back(i, j, 0.0);
+    Eigen::SparseMatrix<double> pattern(nu, nu);
+    pattern.setFromTriplets(full.begin(), full.end());
+    newton_.Setup(pattern);
     // The initial state (p_0, the cyclic coordinates) already here: a run stopped before Start
     // (`abort after`) writes its .csv line at t0 from it.
     Start(f.time());
@@ -301,36 +325,37 @@ Eigen::VectorXd AbstractEml::Predict() const {
     return u;
 }
 
+void AbstractEml::Residual(Eigen::VectorXd& r) {
+    Residual(u_, r_, &J_);
+    r = r_;
+}
+
+void AbstractEml::Jacobian(Eigen::SparseMatrix<double>& J) {
+    std::copy(J_.data(), J_.data() + J_.size(), J.valuePtr());  // both column-major, full
+}
+
+bool AbstractEml::IncrementConverged(const Eigen::VectorXd& dx) const {
+    return IncrementAtRoundoff(dx, u_);
+}
+
 StepStats AbstractEml::Advance(double t, double h) {
     StepStats st;
     t_n_ = t;
     h_ = h;
-    Eigen::VectorXd u = Predict(), r, du;
-    Eigen::MatrixXd J;
-    const double tol = settings_.residual_tolerance;
-    for (int it = 0; it <= settings_.max_iterations; ++it) {
-        Residual(u, r, &J);
-        st.residual = r.lpNorm<Eigen::Infinity>();
-        if (!std::isfinite(st.residual)) break;
-        if (st.residual <= tol ||
-            (it > 0 && st.solution <= 1e-13 * (1.0 + u.lpNorm<Eigen::Infinity>()))) {
-            st.converged = true;
-            break;
-        }
-        if (it == settings_.max_iterations) break;
-        ++st.factorizations;
-        const Eigen::PartialPivLU<Eigen::MatrixXd> lu(J);
-        du = -lu.solve(r);
-        if (!du.allFinite()) break;
-        u += du;
-        st.solution = du.lpNorm<Eigen::Infinity>();
-        ++st.iterations;
-    }
+    u_ = Predict();
+    const NewtonResult res = newton_.Solve(*this);
+    st.converged = res.converged;
+    st.iterations = res.iterations;
+    st.factorizations = res.factorizations;
+    st.residual = res.residual;
+    st.solution = res.solution;
     if (!st.converged) {
-        st.failure = EmlNewtonFailure(t + h, h, st.residual, tol, r, num_unknowns(),
-                                      [this](int row) { return DescribeEquation(row); });
+        st.failure =
+            EmlNewtonFailure(t + h, h, st.residual, settings_.residual_tolerance, r_,
+                             num_unknowns(), [this](int row) { return DescribeEquation(row); });
         return st;
     }
+    const Eigen::VectorXd& u = u_;
     const Eigen::VectorXd q1 = u.head(n_), lambda = u.tail(m_);
     Eigen::VectorXd v1, p1;
     if (variant_ == Variant::kFull) {

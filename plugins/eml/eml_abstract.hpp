@@ -31,12 +31,13 @@
 // Variant `reduced` (unknowns q_n+1, lambda): v_n+1 = 2 (q_n+1 - q_n)/h - v_n (101),
 // p_n+1 = 2 dT_v - p_n (102), equations (2), (4).
 //
-// Newton: the exact iteration matrix of (1)-(4) from the elements' first and second derivatives
-// (the derivative of each Gonzalez correction c a, c = (f_1 - f_0 - grad f_mid . dx)/|a|^2,
-// included), dense (abstract-node systems are small), factored by a partial-pivoting LU; the
-// matrix is regular when M is positive definite on the null space of G (no inverse of M).
-// Converged when the max-norm of the residual is below the deck tolerance or the increment is
-// below 1e-13 (1 + |u|), as the rigid-body `eml`.
+// Newton (the core's NewtonSolver, EmlNewtonSettings): the exact iteration matrix of (1)-(4)
+// from the elements' first and second derivatives (the derivative of each Gonzalez correction
+// c a, c = (f_1 - f_0 - grad f_mid . dx)/|a|^2, included), formed dense (abstract-node systems
+// are small) and factored by the deck's linear solver on a full pattern (`auto`: the dense LU
+// `naive`); the matrix is regular when M is positive definite on the null space of G (no
+// inverse of M). Converged when the max-norm of the residual is below the deck tolerance or the
+// max-norm of the increment is below 1e-13 (1 + |u|), as the rigid-body `eml`.
 // Initial momenta p_0 = T_v(q_0, v_0), multipliers lambda_0 = 0 (a predictor only).
 #pragma once
 
@@ -47,8 +48,21 @@
 
 #include "mbstep/formulation/abstract_formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
+#include "mbstep/solver/newton.hpp"
 
 namespace mbstep::eml {
+
+/// The Newton settings of both paths: the deck's residual tolerance, iteration bound and linear
+/// solver, with the scheme's own tests: the residual's max-norm, full Newton, no `at most`, no
+/// solution tolerance (the increment test is the system's IncrementConverged), the increment
+/// reported in max-norm, no iteration printout.
+SolverSettings EmlNewtonSettings(const SolverSettings& deck);
+
+/// The increment test of both paths (NewtonSystem::IncrementConverged): the max-norm of the
+/// increment dx below 1e-13 (1 + |u|_inf) at the updated iterate u, i.e. at round-off (the
+/// velocities v_n+1 = 2 (q_n+1 - q_n)/h - v_n (101) amplify the last bits of q by 2/h, so
+/// the residual can stall above a tight tolerance).
+bool IncrementAtRoundoff(const Eigen::VectorXd& dx, const Eigen::VectorXd& u);
 
 /// The failure message of an `eml` step whose Newton loop did not converge (both paths): the
 /// time, step, residual and tolerance, and, when r is the last residual evaluated (size n),
@@ -62,7 +76,7 @@ std::string EmlNewtonFailure(double t, double h, double residual, double tol,
 enum class Variant { kFull, kReduced, kNullSpace };
 
 /// The scheme (1)-(4) on an AbstractFormulation.
-class AbstractEml {
+class AbstractEml final : private NewtonSystem {
   public:
     AbstractEml(AbstractFormulation& f, Variant variant, const SolverSettings& s);
     void Start(double t0);
@@ -95,8 +109,14 @@ class AbstractEml {
     void Discrete(const Eigen::VectorXd& q1, const Eigen::VectorXd& v1,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& F, Eigen::VectorXd& dTv,
                   Eigen::VectorXd& g1, Jac* jac);
-    std::string DescribeEquation(int row) const;
+    std::string DescribeEquation(int row) const override;
     void DetectCyclic();
+    // NewtonSystem at the iterate u_: the residual (kept in r_) with its exact matrix (J_), the
+    // matrix copied into the full pattern, the update and the increment test.
+    void Residual(Eigen::VectorXd& r) override;
+    void Jacobian(Eigen::SparseMatrix<double>& J) override;
+    void Update(const Eigen::VectorXd& dx) override { u_ += dx; }
+    bool IncrementConverged(const Eigen::VectorXd& dx) const override;
 
     AbstractFormulation& f_;
     Variant variant_;
@@ -111,6 +131,9 @@ class AbstractEml {
     };
     std::vector<Cyclic> cyclic_;
     std::vector<LagrangianBlock> b00_;  // per element at (q_n, v_n) (fixed during a step)
+    NewtonSolver newton_;
+    Eigen::VectorXd u_, r_;  // Newton's iterate and its residual
+    Eigen::MatrixXd J_;      // the iteration matrix at u_
 };
 
 }  // namespace mbstep::eml

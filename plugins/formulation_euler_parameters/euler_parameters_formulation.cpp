@@ -115,7 +115,7 @@ void EulerParametersFormulation::ComputeStates(const Eigen::VectorXd& v) {
         const Vec4 e = q_.segment<4>(o + 3);
         FrameState& s = states_[i];
         s.x = q_.segment<3>(o);
-        s.R = quaternion::E(e) * quaternion::L(e).transpose() / e.squaredNorm();
+        s.R = quaternion::Rotation(e);
         s.v = v.segment<3>(o);
         s.w = quaternion::G(e) * v.segment<4>(o + 3);  // eq. (1)
     }

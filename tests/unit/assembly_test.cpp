@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "mbstep/model/element.hpp"
@@ -91,4 +92,29 @@ TEST_CASE("ElementBlock::Reset zeroes the declared node-pair blocks") {
     CHECK(b.f.size() == 12);
     CHECK(b.f.isZero(0.0));
     CHECK(b.phi.size() == 1);
+}
+
+TEST_CASE("colouring: the colours of first fit in element order, elements sharing many nodes") {
+    // Columns of a banded matrix as elements, their rows as nodes: each pair of neighbouring
+    // columns shares many rows (one graph edge per pair, however many rows they share).
+    const int n = 60, band = 7;
+    std::vector<std::vector<int>> en(n);
+    for (int j = 0; j < n; ++j)
+        for (int i = std::max(0, j - band); i <= std::min(n - 1, j + band); ++i)
+            if ((i * 7 + j * 3) % 5 != 0 || i == j) en[j].push_back(i);
+    // First fit: the smallest colour none of whose elements shares a node with j.
+    std::vector<std::vector<int>> expect;
+    std::vector<std::vector<char>> used;
+    for (int j = 0; j < n; ++j) {
+        size_t c = 0;
+        for (; c < expect.size(); ++c) {
+            bool free = true;
+            for (int row : en[j]) free = free && !used[c][row];
+            if (free) break;
+        }
+        if (c == expect.size()) expect.emplace_back(), used.emplace_back(n, 0);
+        expect[c].push_back(j);
+        for (int row : en[j]) used[c][row] = 1;
+    }
+    CHECK(ColorElements(en, n) == expect);
 }

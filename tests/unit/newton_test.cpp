@@ -116,17 +116,21 @@ struct Atan : NewtonSystem {
     void UnknownScales(Eigen::VectorXd& s) const override { s.setConstant(2, scale); }
 };
 
+// One point of a system of n unknowns with a diagonal iteration matrix, dense LU.
+NewtonResult SolveDiagonal(NewtonSystem& sys, int n, SolverSettings s) {
+    s.linear_solver = "naive";
+    NewtonSolver newton(s);
+    Eigen::SparseMatrix<double> pattern(n, n);
+    for (int i = 0; i < n; ++i) pattern.insert(i, i) = 1.0;
+    newton.Setup(pattern);
+    return newton.Solve(sys);
+}
+
 NewtonResult SolveAtan(Atan& sys, int max_iterations) {
     SolverSettings s;
     s.residual_tolerance = 1e-12;
     s.max_iterations = max_iterations;
-    s.linear_solver = "naive";
-    NewtonSolver newton(s);
-    Eigen::SparseMatrix<double> pattern(2, 2);
-    pattern.insert(0, 0) = 1.0;
-    pattern.insert(1, 1) = 1.0;
-    newton.Setup(pattern);
-    return newton.Solve(sys);
+    return SolveDiagonal(sys, 2, s);
 }
 }  // namespace
 
@@ -167,4 +171,70 @@ TEST_CASE("Newton failure hint: divergence far above round-off asks for a smalle
     CHECK(q.message.find(": if that is the round-off level of these equations, loosen the "
                          "tolerance; otherwise the time step may be too large") !=
           std::string::npos);
+}
+
+namespace {
+// r(x) = x^3 - 8 + c: at a residual tolerance below round-off Newton stalls at the root,
+// which the residual test cannot accept; an increment test of the system's own can.
+struct NoisyCube : NewtonSystem {
+    double x{3.0}, noise{0.0}, increment_bound{-1.0};
+    void Residual(Eigen::VectorXd& r) override { r[0] = x * x * x - 8.0 + noise; }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override { J.coeffRef(0, 0) = 3.0 * x * x; }
+    void Update(const Eigen::VectorXd& dx) override { x += dx[0]; }
+    std::string DescribeEquation(int) const override { return "x"; }
+    bool IncrementConverged(const Eigen::VectorXd& dx) const override {
+        return std::abs(dx[0]) <= increment_bound;
+    }
+};
+
+NewtonResult SolveCube(NoisyCube& c, ResidualTest solution_test) {
+    SolverSettings s;
+    s.residual_tolerance = 1e-30;
+    s.residual_test = ResidualTest::kMinMax;
+    s.solution_test = solution_test;
+    s.max_iterations = 50;
+    return SolveDiagonal(c, 1, s);
+}
+}  // namespace
+
+TEST_CASE("Newton: a system's own increment test ends the iteration; the increment's norm") {
+    NoisyCube c;
+    c.noise = 1e-9;  // root (8 - 1e-9)^(1/3); the residual tolerance 1e-30 is unreachable
+    c.increment_bound = 1e-12;
+    const NewtonResult r = SolveCube(c, ResidualTest::kMinMax);
+    CHECK(r.converged);
+    CHECK(r.iterations < 50);
+    CHECK(r.solution <= 1e-12);
+    CHECK(c.x == doctest::Approx(std::cbrt(8.0 - 1e-9)).epsilon(1e-15));
+    // Without the hook the same point fails (the default: no increment test of its own).
+    NoisyCube d;
+    d.noise = 1e-9;
+    CHECK_FALSE(SolveCube(d, ResidualTest::kNone).converged);
+}
+
+namespace {
+// r = A x - b with A diagonal: one Newton step, increment dx = b / diag(A) from x = 0.
+struct Diagonal : NewtonSystem {
+    Eigen::VectorXd a, b, x;
+    void Residual(Eigen::VectorXd& r) override { r = a.cwiseProduct(x) - b; }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override {
+        for (int i = 0; i < a.size(); ++i) J.coeffRef(i, i) = a[i];
+    }
+    void Update(const Eigen::VectorXd& dx) override { x += dx; }
+    std::string DescribeEquation(int) const override { return "x"; }
+};
+}  // namespace
+
+TEST_CASE("Newton: the solution test `minmax` reports the increment's max-norm") {
+    for (ResidualTest t : {ResidualTest::kNone, ResidualTest::kNorm, ResidualTest::kMinMax}) {
+        SolverSettings s;
+        s.solution_test = t;
+        Diagonal sys;
+        sys.a = Eigen::Vector2d(1.0, 2.0);
+        sys.b = Eigen::Vector2d(3.0, 8.0);  // dx = (3, 4)
+        sys.x = Eigen::Vector2d::Zero();
+        const NewtonResult r = SolveDiagonal(sys, 2, s);
+        REQUIRE(r.converged);
+        CHECK(r.solution == (t == ResidualTest::kMinMax ? 4.0 : 5.0));
+    }
 }

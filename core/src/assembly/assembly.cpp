@@ -1,7 +1,7 @@
 #include "mbstep/assembly/assembly.hpp"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/sequential_vertex_coloring.hpp>
 
 #include "mbstep/common.hpp"
@@ -10,20 +10,37 @@ namespace mbstep {
 
 std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>& element_nodes,
                                             int num_nodes) {
-    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
     const int ne = static_cast<int>(element_nodes.size());
-    Graph g(ne);
     std::vector<std::vector<int>> node_elements(num_nodes);
     for (int e = 0; e < ne; ++e)
         for (int n : element_nodes[e]) node_elements[n].push_back(e);
-    for (const auto& list : node_elements)
-        for (size_t i = 0; i < list.size(); ++i)
-            for (size_t j = i + 1; j < list.size(); ++j) boost::add_edge(list[i], list[j], g);
+    // The conflict graph in compressed rows: each pair of conflicting elements once, however
+    // many nodes the two share, so its memory is O(pairs) rather than O(sum over nodes of their
+    // elements squared), which decides its size when many elements share many nodes (the
+    // columns of a Jacobian sharing rows). The edge runs from the later element to the earlier:
+    // the sequential colouring in element order reads, for each element, the colours of its
+    // neighbours already coloured, i.e. the earlier ones (a later one is uncoloured then).
+    // Edges come sorted by source.
+    std::vector<std::pair<int, int>> edges;
+    std::vector<int> last(ne, -1);  // last[f] == e: the edge (e, f) is listed
+    for (int e = 0; e < ne; ++e)
+        for (int n : element_nodes[e])
+            for (int f : node_elements[n])
+                if (f < e && last[f] != e) {
+                    last[f] = e;
+                    edges.emplace_back(e, f);
+                }
+    std::vector<std::vector<int>>().swap(node_elements);
+    using Graph =
+        boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                           boost::no_property, int, int>;
+    const Graph g(boost::edges_are_sorted, edges.begin(), edges.end(), ne);
+    std::vector<std::pair<int, int>>().swap(edges);
     std::vector<int> color(ne, 0);
     int num_colors = 0;
     if (ne > 0) {
-        auto index = boost::get(boost::vertex_index, g);
-        auto cmap = boost::make_iterator_property_map(color.begin(), index);
+        auto cmap =
+            boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g));
         num_colors = static_cast<int>(boost::sequential_vertex_coloring(g, cmap));
     }
     std::vector<std::vector<int>> groups(num_colors);

@@ -231,8 +231,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
                 res_ok = ResidualAboveRoundoff(own ? noise_ : bound_, test) <=
                          settings_.residual_tolerance;
         }
-        const bool sol_ok = settings_.solution_tolerance > 0.0 && it > 0 &&
-                            res.solution <= settings_.solution_tolerance;
+        const bool sol_ok =
+            it > 0 &&
+            ((settings_.solution_tolerance > 0.0 && res.solution <= settings_.solution_tolerance) ||
+             system.IncrementConverged(dx_));
         if (res_ok || sol_ok) {
             if (settings_.output_iterations) std::printf("\tIteration(%d) %g\n", it, rn);
             res.converged = true;
@@ -285,7 +287,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         dx_ = -r_;
         system.ScaleForSolve(dx_);
         linear_->TimedSolve(dx_);
-        res.solution = Norm(dx_, ResidualTest::kNorm, nullptr);
+        res.solution = Norm(dx_,
+                            settings_.solution_test == ResidualTest::kMinMax ? ResidualTest::kMinMax
+                                                                             : ResidualTest::kNorm,
+                            nullptr);
         if (settings_.output_solution)
             for (Eigen::Index i = 0; i < dx_.size(); ++i)
                 std::printf("\tSolution(%d) %s: %.16g\n", it,

@@ -11,7 +11,7 @@ namespace mbstep {
 /// node), Boost.Graph sequential_vertex_coloring in element order. Returns, per colour, the
 /// element indices in increasing order. Elements of one colour write disjoint rows, so they
 /// can be assembled concurrently, and the result is identical to serial assembly in colour
-/// order.
+/// order. Memory: the graph holds each pair of conflicting elements once.
 std::vector<std::vector<int>> ColorElements(const std::vector<std::vector<int>>& element_nodes,
                                             int num_nodes);
 

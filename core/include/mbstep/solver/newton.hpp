@@ -13,7 +13,9 @@
 // Residual test: 2-norm ("norm") or max-norm ("minmax") of r, MBDyn's `tolerance` statement;
 // once the residual stalls, each equation counts with what exceeds its round-off bound
 // (eps sum_j |J_ij| s_j, NewtonSystem::UnknownScales, plus NewtonSystem::ResidualNoise;
-// docs/DESIGN.md, "Solver services"); optional solution-increment test.
+// docs/DESIGN.md, "Solver services"); optional solution-increment test: the increment's norm
+// (2-norm, or max-norm for the solution test `minmax`) against `solution tolerance`, and a
+// system's own increment test (NewtonSystem::IncrementConverged).
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -56,6 +58,11 @@ class NewtonSystem {
     /// meets the tolerance: below the bound no iterate can be told from the solution. Left
     /// empty (the default): none.
     virtual void ResidualNoise(Eigen::VectorXd& noise) const { noise.resize(0); }
+    /// A convergence test of the system's own on the Newton increment dx, asked from the
+    /// second iteration of a point on (after Update(dx)): true ends the iteration as converged,
+    /// as the deck's solution test does (e.g. an increment at the round-off level of the
+    /// system's unknowns, relative to them). Default: none.
+    virtual bool IncrementConverged(const Eigen::VectorXd& /*dx*/) const { return false; }
 };
 
 struct NewtonResult {
@@ -63,6 +70,7 @@ struct NewtonResult {
     int iterations{0};
     int factorizations{0};
     double residual{0.0};
+    /// Norm of the last increment: max-norm for the solution test `minmax`, else the 2-norm.
     double solution{0.0};
     int worst_row{-1};
     std::string message;
