@@ -341,14 +341,22 @@ EXTRA = {
 KINDS = {1: "revolute pin", 2: "revolute hinge", 3: "spherical hinge"}
 
 
-def netcdf_check(prefix, jnt):
+def open_netcdf(prefix):
+    """The run's .nc, unmasked; None (and a line saying so) without python3-netcdf4."""
     try:
         import netCDF4
     except ImportError:
         print("NetCDF part skipped: python3-netcdf4 is not installed")
-        return
+        return None
     ds = netCDF4.Dataset(prefix + ".nc")
     ds.set_auto_mask(False)
+    return ds
+
+
+def netcdf_check(prefix, jnt):
+    ds = open_netcdf(prefix)
+    if ds is None:
+        return
     checked = 0
     for lab, extra in EXTRA.items():
         base = "elem.joint.%d" % lab
@@ -655,13 +663,9 @@ MORE_EXTRA = {
 
 
 def more_netcdf_check(prefix, jnt, mov):
-    try:
-        import netCDF4
-    except ImportError:
-        print("NetCDF part skipped: python3-netcdf4 is not installed")
+    ds = open_netcdf(prefix)
+    if ds is None:
         return
-    ds = netCDF4.Dataset(prefix + ".nc")
-    ds.set_auto_mask(False)
     checked = 0
     for lab, (kind, extra) in MORE_EXTRA.items():
         base = "elem.joint.%d" % lab
@@ -788,13 +792,9 @@ def springs_case(args):
           "Newton-Euler on the bodies (largest difference %.2g)" % worst)
     if not args.with_netcdf:
         return
-    try:
-        import netCDF4
-    except ImportError:
-        print("NetCDF part skipped: python3-netcdf4 is not installed")
+    ds = open_netcdf(prefix)
+    if ds is None:
         return
-    ds = netCDF4.Dataset(prefix + ".nc")
-    ds.set_auto_mask(False)
     for lab, extra in ((2, ["l", "lP", "v"]), (4, [])):
         base = "elem.joint.%d" % lab
         names = [v for v in ds.variables if v.startswith(base + ".")]
@@ -885,13 +885,9 @@ def matrix_case(args):
           len(steps))
     if not args.with_netcdf:
         return
-    try:
-        import netCDF4
-    except ImportError:
-        print("NetCDF part skipped: python3-netcdf4 is not installed")
+    ds = open_netcdf(prefix)
+    if ds is None:
         return
-    ds = netCDF4.Dataset(prefix + ".nc")
-    ds.set_auto_mask(False)
     v = ds.variables["elem.joint.3.R"]
     got = (v.getncattr("units"), v.getncattr("type"), v.getncattr("description"), v.dimensions)
     want = ("-", "Mat3x3", "relative orientation orientation matrix (R11, R21, R31, R12, R22, "
