@@ -25,14 +25,14 @@ jobs=${JOBS:-$(nproc)}
 cd "$root"
 cmake --preset "$preset" -B "$build"
 if [ -n "${LABELS:-}" ]; then
-    # The targets: each selected test's executable (a target of the same name) and mbstep-cli.
-    mapfile -t targets < <(ctest --test-dir "$build" -N -L "$LABELS" --show-only=json-v1 |
-        python3 -c '
-import json, os, sys
-names = {os.path.basename(t["command"][0]) for t in json.load(sys.stdin)["tests"] if t.get("command")}
-print("\n".join(sorted(n for n in names if n not in ("cmake", "python3", "sh", "bash"))))
-')
-    cmake --build "$build" -j "$jobs" --target mbstep-cli "${targets[@]}"
+    # The targets: `tests-<label>` (tests/CMakeLists.txt) of each selected label that has
+    # one, and mbstep-cli (what the other tests run).
+    targets=(mbstep-cli)
+    known=$(cmake --build "$build" --target help)
+    while read -r label; do
+        if grep -q "^tests-$label:" <<<"$known"; then targets+=("tests-$label"); fi
+    done < <(ctest --test-dir "$build" --print-labels | sed -n 's/^  //p' | grep -E "$LABELS" || true)
+    cmake --build "$build" -j "$jobs" --target "${targets[@]}"
     ctest --preset "$preset" --test-dir "$build" -j "$jobs" -L "$LABELS" "$@"
 else
     cmake --build "$build" -j "$jobs"
