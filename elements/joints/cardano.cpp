@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/output.hpp"
 
 namespace mbstep::joints {
 
@@ -24,8 +25,8 @@ void CardanoJoint::Columns(const ElementContext& ctx, std::vector<double>& c) co
     AppendColumns(c, Vec3(v.dot(M), 0.0, 0.0));
     AppendColumns(c, with_point_ ? F : Vec3::Zero());
     AppendColumns(c, M);
-    AppendOrientationColumns(c, b.R.transpose() * a.R,
-                             with_point_ ? OrientationOutput::kEuler123 : od_);
+    AppendOrientationValues(c, b.R.transpose() * a.R,
+                            with_point_ ? OrientationOutput::kEuler123 : od_);
 }
 
 void CardanoJoint::NetcdfColumns(std::vector<double>& c) const {
@@ -69,7 +70,7 @@ void GimbalRotation::Columns(const ElementContext& ctx, std::vector<double>& c) 
     AppendReactionColumns(c, Ra, Vec3::Zero(), M);
     c.push_back(theta);
     c.push_back(phi);
-    AppendOrientationColumns(c, Ra.transpose() * ctx.node[1]->R, od_);
+    AppendOrientationValues(c, Ra.transpose() * ctx.node[1]->R, od_);
 }
 
 void GimbalRotation::NetcdfColumns(std::vector<double>& c) const { c.resize(14); }
@@ -124,7 +125,7 @@ std::unique_ptr<Element> ReadCardanoRotation(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadRotationSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a cardano rotation needs two different nodes");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
+    const OrientationOutput d = args.in.GetOptionalOrientationDescription(args.default_orientation);
     return Make<CardanoJoint>(where, args.label, "cardano rotation", a, b, false, d);
 }
 
@@ -135,7 +136,7 @@ std::unique_ptr<Element> ReadGimbalRotation(ElementReadArgs& args) {
     const SourceLocation b_at = in.Where();
     const JointSide b = ReadRotationSide(in);
     if (a.node == b.node) in.Fail(b_at, "a gimbal rotation needs two different nodes");
-    const OrientationOutput d = ReadJointOrientationDescription(in, args.default_orientation);
+    const OrientationOutput d = in.GetOptionalOrientationDescription(args.default_orientation);
     return Make<GimbalRotation>(where, args.label, a, b, d);
 }
 

@@ -4,6 +4,7 @@
 #include <Eigen/Geometry>
 
 #include "mbstep/io/mbdyn_log.hpp"
+#include "mbstep/io/number_format.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -198,7 +199,7 @@ void TwoSideJoint::Columns(const ElementContext& ctx, std::vector<double>& c) co
 void TwoSideJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     std::vector<double> c;
     Columns(ctx, c);
-    WriteJointColumns(os, label(), c);
+    WriteNumberLine(os, label(), c);
 }
 
 bool TwoSideJoint::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {

@@ -82,25 +82,6 @@ void AppendReactionColumns(std::vector<double>& c, const Mat3& R_frame, const Ve
     AppendColumns(c, M);
 }
 
-void AppendOrientationColumns(std::vector<double>& c, const Mat3& R, OrientationOutput d) {
-    AppendOrientationValues(c, R, d);
-}
-
-void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c) {
-    const int p = static_cast<int>(os.precision());
-    std::string line;
-    line.reserve(24 + c.size() * (kMaxNumberChars + 1));
-    AppendNumber(line, static_cast<long>(label));
-    char buf[kMaxNumberChars + 1];
-    for (double v : c) {
-        buf[0] = ' ';
-        const char* e = FormatNumber(buf + 1, v, p);
-        line.append(buf, static_cast<std::size_t>(e - buf));
-    }
-    line.push_back('\n');
-    os.write(line.data(), static_cast<std::streamsize>(line.size()));
-}
-
 NetcdfVariable OrientationVariable(OrientationOutput d, const std::string& description) {
     switch (d) {
         case OrientationOutput::kOrientationMatrix:
@@ -125,18 +106,6 @@ void OrientationColumnsToNetcdf(std::vector<double>& c, std::size_t at, Orientat
     if (d != OrientationOutput::kOrientationMatrix || c.size() < at + 9) return;
     for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = i + 1; j < 3; ++j) std::swap(c[at + 3 * i + j], c[at + 3 * j + i]);
-}
-
-OrientationOutput ReadJointOrientationDescription(DeckInput& in, OrientationOutput default_d) {
-    if (!in.IsKeyword("orientation description")) return default_d;
-    const std::string o = in.GetKeyword(
-        "orientation description",
-        {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
-    if (o == "euler313") return OrientationOutput::kEuler313;
-    if (o == "euler321") return OrientationOutput::kEuler321;
-    if (o == "orientation vector") return OrientationOutput::kOrientationVector;
-    if (o == "orientation matrix") return OrientationOutput::kOrientationMatrix;
-    return OrientationOutput::kEuler123;
 }
 
 std::string JointLogLine(const char* keyword, int label, const JointSide& a, const JointSide& b,

@@ -81,10 +81,6 @@ void AppendReactionColumns(std::vector<double>& c, const Mat3& R_frame, const Ve
 inline void AppendColumns(std::vector<double>& c, const Vec3& v) {
     c.insert(c.end(), v.data(), v.data() + 3);
 }
-/// Appends (6).
-void AppendOrientationColumns(std::vector<double>& c, const Mat3& R, OrientationOutput d);
-/// Writes one .jnt line: the label, then the numbers c.
-void WriteJointColumns(std::ostream& os, int label, const std::vector<double>& c);
 /// The NetCDF variable of (6) as MBDyn's OutputHandler::CreateRotationVar(name, "", d,
 /// description) names it (mbdyn/base/output.cc): `E` (deg, "<description> orientation Euler
 /// angles (123) (E_X, E_Y, E_Z)"), `Phi` (radian, "<description> orientation vector (Phi_X,
@@ -94,11 +90,6 @@ NetcdfVariable OrientationVariable(OrientationOutput d, const std::string& descr
 /// The .jnt writes the matrix of (6) row by row, MBDyn's NetCDF `R` column by column: for the
 /// matrix description, transposes the 9 numbers of c starting at `at` in place.
 void OrientationColumnsToNetcdf(std::vector<double>& c, std::size_t at, OrientationOutput d);
-/// Reads the optional `orientation description, <d>` that MBDyn's joints with a relative
-/// orientation output take (ReadOptionalOrientationDescription, mbdyn/base/dataman4.cc);
-/// without it, `default_d`: the control data's `default orientation` (ElementReadArgs), as
-/// MBDyn takes the data manager's.
-OrientationOutput ReadJointOrientationDescription(DeckInput& in, OrientationOutput default_d);
 /// Number of columns (6) has for d.
 inline int OrientationColumnCount(OrientationOutput d) {
     return d == OrientationOutput::kOrientationMatrix ? 9 : 3;

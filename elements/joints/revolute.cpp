@@ -4,6 +4,8 @@
 #include <Eigen/Geometry>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/number_format.hpp"
+#include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "spherical.hpp"
 
@@ -104,12 +106,12 @@ void RevoluteJoint::Columns(const ElementContext& ctx, std::vector<double>& c) c
     AppendColumns(c, l);
     AppendColumns(c, Rf * m);
     if (!nb) {  // pin: Euler angles 123 of R0^T Rj_a in degrees, Rj_a^T w_a
-        AppendOrientationColumns(c, b_.R.transpose() * Rja, OrientationOutput::kEuler123);
+        AppendOrientationValues(c, b_.R.transpose() * Rja, OrientationOutput::kEuler123);
         AppendColumns(c, Rja.transpose() * na.w);
         return;
     }
-    AppendOrientationColumns(c, Rja.transpose() * Rjb, od_);  // eq. (10)
-    AppendColumns(c, Rjb.transpose() * (nb->w - na.w));       // eq. (11)
+    AppendOrientationValues(c, Rja.transpose() * Rjb, od_);  // eq. (10)
+    AppendColumns(c, Rjb.transpose() * (nb->w - na.w));      // eq. (11)
     if (friction_.active) {
         Vec3 W;
         double ks = 0.0, ds = 0.0;
@@ -121,7 +123,7 @@ void RevoluteJoint::Columns(const ElementContext& ctx, std::vector<double>& c) c
 void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     std::vector<double> c;
     Columns(ctx, c);
-    WriteJointColumns(os, label(), c);
+    WriteNumberLine(os, label(), c);
 }
 
 NetcdfGroup RevoluteJoint::NetcdfDescription(const Element& element) const {
@@ -156,7 +158,7 @@ std::unique_ptr<Element> ReadRevoluteHinge(ElementReadArgs& args) {
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a revolute hinge needs two different nodes");
     const Friction friction = ReadRevoluteOptions(args.in, "revolute hinge");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
+    const OrientationOutput d = args.in.GetOptionalOrientationDescription(args.default_orientation);
     auto e = std::make_unique<RevoluteJoint>(args.label, a, b, friction, d);
     e->set_where(where);
     return e;

@@ -5,6 +5,8 @@
 
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
+#include "mbstep/io/number_format.hpp"
+#include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
 
 namespace mbstep::joints {
@@ -82,18 +84,18 @@ void SphericalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) 
     c.clear();
     if (b_.node < 0) {  // pin: local columns = global ones, then R_a's Euler angles 123
         AppendReactionColumns(c, Mat3::Identity(), l, Vec3::Zero());
-        AppendOrientationColumns(c, Ra, OrientationOutput::kEuler123);
+        AppendOrientationValues(c, Ra, OrientationOutput::kEuler123);
         return;
     }
     const Mat3 Rja = Ra * a_.R;
     AppendReactionColumns(c, Rja, l, Vec3::Zero());
-    AppendOrientationColumns(c, Rja.transpose() * (ctx.node[1]->R * b_.R), od_);  // eq. (7)
+    AppendOrientationValues(c, Rja.transpose() * (ctx.node[1]->R * b_.R), od_);  // eq. (7)
 }
 
 void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
     std::vector<double> c;
     Columns(ctx, c);
-    WriteJointColumns(os, label(), c);
+    WriteNumberLine(os, label(), c);
     if (b_.node < 0) os << '\n';  // PinJoint::Output's second std::endl: an empty line
 }
 
@@ -119,7 +121,7 @@ std::unique_ptr<Element> ReadSphericalHinge(ElementReadArgs& args) {
     const SourceLocation b_at = args.in.Where();
     const JointSide b = ReadNodeSide(args.in);
     if (a.node == b.node) args.in.Fail(b_at, "a spherical hinge needs two different nodes");
-    const OrientationOutput d = ReadJointOrientationDescription(args.in, args.default_orientation);
+    const OrientationOutput d = args.in.GetOptionalOrientationDescription(args.default_orientation);
     auto e = std::make_unique<SphericalJoint>(args.label, a, b, d);
     e->set_where(where);
     return e;

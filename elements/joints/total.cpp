@@ -6,6 +6,7 @@
 #include "mbstep/io/deck_input.hpp"
 #include "mbstep/io/mbdyn_log.hpp"
 #include "mbstep/io/number_format.hpp"
+#include "mbstep/io/output.hpp"
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
 
@@ -90,7 +91,7 @@ void TotalJoint::DriveHingeColumns(const ElementContext& ctx, std::vector<double
     const Side a = SideA(ctx), b = SideB(ctx);
     const Side ar = MakeSide(ra_, a.ground() ? nullptr : ctx.node[0], a.col);
     const Side br = MakeSide(rb_, b.ground() ? nullptr : ctx.node[a.ground() ? 0 : 1], b.col);
-    AppendOrientationColumns(c, ar.R.transpose() * br.R, OrientationOutput::kEuler123);
+    AppendOrientationValues(c, ar.R.transpose() * br.R, OrientationOutput::kEuler123);
     AppendColumns(c, spec_.rotation_drive.Value(ctx.t));
 }
 

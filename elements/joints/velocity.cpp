@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "mbstep/io/deck_input.hpp"
+#include "mbstep/io/output.hpp"
 
 namespace mbstep::joints {
 
@@ -42,7 +43,7 @@ void AxialRotation::Columns(const ElementContext& ctx, std::vector<double>& c) c
     MultiplierLoad(ctx, true, F, M);
     c.clear();
     AppendReactionColumns(c, b.R, F, M);
-    AppendOrientationColumns(c, a.R.transpose() * b.R, od_);
+    AppendOrientationValues(c, a.R.transpose() * b.R, od_);
     c.push_back(omega_->Value(ctx.t));
     AppendColumns(c, b.R.transpose() * (ctx.node[1]->w - ctx.node[0]->w));
 }
@@ -102,7 +103,7 @@ std::unique_ptr<Element> ReadAxialRotation(ElementReadArgs& args) {
     if (a.node == b.node) in.Fail(b_at, "an axial rotation joint needs two different nodes");
     if (!in.HasArg()) in.Fail(in.Where(), "axial rotation: missing the angular velocity drive");
     DrivePtr omega = in.GetDrive("angular velocity");
-    const OrientationOutput d = ReadJointOrientationDescription(in, args.default_orientation);
+    const OrientationOutput d = in.GetOptionalOrientationDescription(args.default_orientation);
     auto e = std::make_unique<AxialRotation>(args.label, a, b, std::move(omega), d);
     e->set_where(where);
     return e;

@@ -49,21 +49,6 @@ std::vector<double> ReactionColumns(const Mat3& Rf, const Vec3& F, const Vec3& M
 
 void Append(std::vector<double>& c, const Vec3& v) { c.insert(c.end(), v.data(), v.data() + 3); }
 
-// One .jnt line: the label, then the numbers c.
-void WriteNumbers(std::ostream& os, int label, const std::vector<double>& c) {
-    const int p = static_cast<int>(os.precision());
-    std::string line;
-    AppendNumber(line, static_cast<long>(label));
-    char buf[kMaxNumberChars + 1];
-    for (double v : c) {
-        buf[0] = ' ';
-        const char* e = FormatNumber(buf + 1, v, p);
-        line.append(buf, static_cast<std::size_t>(e - buf));
-    }
-    line.push_back('\n');
-    os.write(line.data(), static_cast<std::streamsize>(line.size()));
-}
-
 // An orthonormal frame whose first column is the unit vector n.
 Mat3 FrameAlong(const Vec3& n) {
     const Vec3 t = std::abs(n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
@@ -170,7 +155,7 @@ std::vector<double> Rod::Columns(const ElementContext& ctx) const {
 }
 
 void Rod::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    WriteNumbers(os, label(), Columns(ctx));
+    WriteNumberLine(os, label(), Columns(ctx));
 }
 
 NetcdfGroup Rod::NetcdfDescription(const Element& element) const {
@@ -279,7 +264,7 @@ std::vector<double> DeformableHinge::Columns(const ElementContext& ctx) const {
 }
 
 void DeformableHinge::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    WriteNumbers(os, label(), Columns(ctx));
+    WriteNumberLine(os, label(), Columns(ctx));
 }
 
 bool DeformableHinge::NetcdfValues(const ElementContext& ctx, std::vector<double>& out) const {

@@ -251,7 +251,6 @@ class DeckReader {
     void ReferenceStatement(const SourceLocation& where);
     [[noreturn]] void Unknown(const std::string& keyword, const SourceLocation& where,
                               const std::vector<std::string>& accepted);
-    OrientationOutput ReadOrientationDescription();
     void CheckCount(const char* name, const Defined& defined);
     void Validate();
 
@@ -1422,17 +1421,6 @@ void DeckReader::Tolerance(const Stmt&) {
 // ---------------------------------------------------------------------------------------------
 // control data
 
-OrientationOutput DeckReader::ReadOrientationDescription() {
-    const std::string o = in_.GetKeyword(
-        "orientation description",
-        {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
-    if (o == "euler313") return OrientationOutput::kEuler313;
-    if (o == "euler321") return OrientationOutput::kEuler321;
-    if (o == "orientation vector") return OrientationOutput::kOrientationVector;
-    if (o == "orientation matrix") return OrientationOutput::kOrientationMatrix;
-    return OrientationOutput::kEuler123;
-}
-
 void DeckReader::ControlData(const std::string& key, const std::string& keyword,
                              const SourceLocation& where) {
     if (!Dispatch(DeckBlock::kControlData, key, keyword, where))
@@ -1460,7 +1448,7 @@ void DeckReader::GravityFlag(const Stmt& st) {
 }
 
 void DeckReader::DefaultOrientation(const Stmt&) {
-    settings_.default_orientation = ReadOrientationDescription();
+    settings_.default_orientation = in_.GetOrientationDescription();
 }
 
 void DeckReader::DefaultOutput(const Stmt&) {
@@ -1779,7 +1767,7 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
         in_.IsKeyword("orientation");
         n.initial.R = in_.GetOrientation(global, "node orientation");
         if (in_.IsKeyword("orientation description"))
-            n.orientation_output = ReadOrientationDescription();
+            n.orientation_output = in_.GetOrientationDescription();
         in_.IsKeyword("velocity");
         n.initial.v = in_.GetVelocity(global, n.initial.x, "node velocity");
         in_.IsKeyword("angular velocity");
@@ -1805,7 +1793,7 @@ void DeckReader::StructuralNodeStatement(const SourceLocation& where) {
             if (in_.GetBool("node accelerations"))
                 in_.Warn(at, "node 'accelerations' ignored: the .mov has no acceleration columns");
         } else if (in_.IsKeyword("orientation description")) {
-            n.orientation_output = ReadOrientationDescription();
+            n.orientation_output = in_.GetOrientationDescription();
         } else {
             in_.Fail(at, "unexpected argument " + in_.NextToken() +
                              " in structural node; accepted: assembly, scale, output, "
@@ -1857,7 +1845,7 @@ void DeckReader::DummyNodeStatement(int label, const SourceLocation& where) {
     while (in_.HasArg()) {
         const SourceLocation at = in_.Where();
         if (in_.IsKeyword("orientation description")) {
-            n.orientation_output = ReadOrientationDescription();
+            n.orientation_output = in_.GetOrientationDescription();
         } else if (in_.IsKeyword("output")) {
             n.output = in_.GetBool("node output");
         } else if (in_.IsKeyword("pivot node")) {

@@ -54,6 +54,28 @@ class DeckInput {
         return v;
     }
     virtual bool GetBool(std::string_view what) = 0;
+    /// The value of an `orientation description` (`euler123` | `euler313` | `euler321` |
+    /// `orientation vector` | `orientation matrix`), MBDyn's ReadOrientationDescription
+    /// (mbdyn/base/dataman4.cc): for the control data's `default orientation`, a node's
+    /// `orientation description` and a joint's.
+    OrientationOutput GetOrientationDescription() {
+        const std::string o = GetKeyword(
+            "orientation description",
+            {"euler123", "euler313", "euler321", "orientation vector", "orientation matrix"});
+        if (o == "euler313") return OrientationOutput::kEuler313;
+        if (o == "euler321") return OrientationOutput::kEuler321;
+        if (o == "orientation vector") return OrientationOutput::kOrientationVector;
+        if (o == "orientation matrix") return OrientationOutput::kOrientationMatrix;
+        return OrientationOutput::kEuler123;
+    }
+    /// MBDyn's ReadOptionalOrientationDescription (mbdyn/base/dataman4.cc), which joints with a
+    /// relative orientation output take: `orientation description, <d>` if it comes next, else
+    /// `default_d` (the control data's `default orientation`, as MBDyn takes the data
+    /// manager's).
+    OrientationOutput GetOptionalOrientationDescription(OrientationOutput default_d) {
+        return IsKeyword("orientation description") ? GetOrientationDescription() : default_d;
+    }
+
     /// A double-quoted string.
     virtual std::string GetString(std::string_view what) = 0;
 

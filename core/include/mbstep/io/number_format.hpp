@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace mbstep {
 
@@ -324,6 +326,23 @@ template <class V>
 void AppendVector3(std::string& out, const V& v, int precision) {
     char buf[3 * (kMaxNumberChars + 1)];
     out.append(buf, static_cast<size_t>(FormatVector3(buf, v, precision) - buf));
+}
+
+/// Writes one line of an element's output file (.jnt, .act): the label, then the numbers c, each
+/// after a space, at the stream's precision, with one write.
+inline void WriteNumberLine(std::ostream& os, long label, const std::vector<double>& c) {
+    const int p = static_cast<int>(os.precision());
+    std::string line;
+    line.reserve(24 + c.size() * (kMaxNumberChars + 1));
+    AppendNumber(line, label);
+    char buf[kMaxNumberChars + 1];
+    for (double v : c) {
+        buf[0] = ' ';
+        const char* e = FormatNumber(buf + 1, v, p);
+        line.append(buf, static_cast<std::size_t>(e - buf));
+    }
+    line.push_back('\n');
+    os.write(line.data(), static_cast<std::streamsize>(line.size()));
 }
 
 }  // namespace mbstep
