@@ -173,8 +173,12 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     for (int it = 0;; ++it) {
         // The first iteration of a point refactors whenever the factorization is not reused:
         // the Jacobian comes with the residual (one pass over the elements). Only a predictor
-        // that already meets the tolerance wastes it.
-        const bool jacobian_now = it == 0 && (!modified || !jacobian_valid_);
+        // that already meets the tolerance wastes it. Full Newton does the same at the later
+        // iterations while the point has taken fewer than the last point took: a residual that
+        // will not meet the tolerance is then not evaluated twice (a point that converges
+        // sooner than the last wastes one Jacobian).
+        const bool jacobian_now = (it == 0 && (!modified || !jacobian_valid_)) ||
+                                  (!modified && it < static_cast<int>(last_iterations_));
         if (jacobian_now)
             system.ResidualAndJacobian(r_, *J_);
         else
@@ -239,6 +243,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             if (settings_.output_iterations) std::printf("\tIteration(%d) %g\n", it, rn);
             res.converged = true;
             if (adaptive) AdaptReuse(started_with_reuse, res.iterations);
+            last_iterations_ = static_cast<std::uint8_t>(std::min(res.iterations, 255));
             return res;
         }
         if (it >= max_it) {

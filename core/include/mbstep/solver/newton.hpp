@@ -19,6 +19,7 @@
 #pragma once
 
 #include <Eigen/SparseCore>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -129,6 +130,10 @@ class NewtonSolver {
     static constexpr int kAdaptiveIterations = 2;
     static constexpr int kAdaptiveMaxFresh = 64;
     bool jacobian_valid_{false};
+    /// Full Newton: the iterations the last point took (at most 255). Iterations before that
+    /// count ask for the Jacobian with the residual (one pass over the elements), as a point
+    /// is likely to need as many iterations as the last.
+    std::uint8_t last_iterations_{0};
     int uses_of_factorization_{0};
     int fresh_points_left_{0};  ///< adaptive: points still to start with a fresh Jacobian
     int fresh_points_next_{1};  ///< adaptive: how many after the next failed reuse
