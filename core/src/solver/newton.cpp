@@ -165,7 +165,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     const bool started_with_reuse = modified && jacobian_valid_;
     const int max_it = settings_.max_iterations;
     dx_sum_.setZero();
-    double previous = 0.0;
+    double previous = 0.0, before_previous = 0.0;  // the residuals one and two iterations back
     double best = std::numeric_limits<double>::infinity();
     int stalled = 0;         // iterations since the residual last halved its best value
     double roundoff = -2.0;  // -2: not estimated yet, -1: unknown (RoundoffEstimate)
@@ -221,12 +221,22 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         // cancellation of its own (NewtonSystem::ResidualNoise). Only a residual that has
         // stalled (not halved by the last iteration) is tested so: accepting the first iterate
         // under the bound would accept errors up to it at every step, which add up over a run.
-        // The Jacobian bound is computed once per point, when the residual first stalls above
-        // the tolerance (a point that meets the tolerance never pays for it).
+        // Or one that full Newton's quadratic convergence certifies: r_k ~ C r_{k-1}^2 with C
+        // from the last two residuals (r_{k-1} / r_{k-2}^2, taken only after a contraction
+        // by 100 or more, where the step is in Newton's quadratic range) predicts a residual
+        // ten times under the tolerance, so what r_k holds above that is round-off (as an
+        // error estimate from the observed contraction: Hairer & Wanner, Solving ODEs II,
+        // Sec. IV.8, with the quadratic instead of the linear rate); the stall would cost one
+        // more iteration to see. The Jacobian bound is computed once per point, when it is
+        // first needed (a point that meets the tolerance never pays for it).
+        const bool certified =
+            !modified && it >= 2 && previous <= 1e-2 * before_previous &&
+            previous / (before_previous * before_previous) * previous * previous <=
+                0.1 * settings_.residual_tolerance;
         bool res_ok =
             settings_.residual_test != ResidualTest::kNone && rn <= settings_.residual_tolerance;
         if (!res_ok && settings_.residual_test != ResidualTest::kNone && it > 0 &&
-            rn > 0.5 * previous && std::isfinite(rn)) {
+            (rn > 0.5 * previous || certified) && std::isfinite(rn)) {
             system.ResidualNoise(noise_);  // sized once per solver: no allocation per step
             const bool own = noise_.size() == r_.size();
             if (bound_state == 0) bound_state = RoundoffBound(system) ? 1 : -1;
@@ -288,6 +298,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             uses_of_factorization_ = 0;
         }
         ++uses_of_factorization_;
+        before_previous = previous;
         previous = rn;
         dx_ = -r_;
         system.ScaleForSolve(dx_);
