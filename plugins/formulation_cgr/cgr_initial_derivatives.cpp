@@ -1,6 +1,7 @@
 // mbstep — formulation `cgr` (equations in cgr_formulation.hpp): the initial derivatives y'
 // and multipliers at t0, solved at acceleration level.
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -45,6 +46,13 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     const int extra = coupling ? coupling->unknowns : 0;
     const int N = node_dofs + nm + extra;
     std::vector<Eigen::Triplet<double>> trip;
+    {
+        // At most 36 entries per node block and 6 k m in each of an element's L and G.
+        size_t bound = 36 * static_cast<size_t>(nn);
+        for (size_t e = 0; e < elems.size(); ++e)
+            bound += 12 * elems[e]->nodes().size() * static_cast<size_t>(elements_[e].m);
+        trip.reserve(bound);
+    }
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
     for (int i = 0; i < nn; ++i) {
         const NodeData& nd = nodes_[i];
@@ -84,7 +92,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         }
         if (m == 0) continue;
         // Velocity-level rows differentiate once (phi_v), position-level rows twice (phi_q).
-        std::vector<bool> velocity_row(m);
+        std::array<bool, ElementBlock::kMaxMultipliers> velocity_row{};
         bool any_velocity = false, any_position = false;
         for (int j = 0; j < m; ++j) {
             velocity_row[j] = el.row_level(j) == ConstraintLevel::kVelocity;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/sequential_vertex_coloring.hpp>
+#include <memory>
 
 #include "mbstep/common.hpp"
 
@@ -76,7 +77,8 @@ Eigen::SparseMatrix<double> PatternBuilder::Build() const {
     for (const Block& b : blocks_)
         for (int j = b.col; j < b.col + b.cols; ++j) start[j + 1] += b.rows;
     for (int j = 0; j < n_; ++j) start[j + 1] += start[j];
-    std::vector<int> rows(static_cast<size_t>(start[n_]));
+    // Every element is written below before it is read: no zeroing pass.
+    const std::unique_ptr<int[]> rows(new int[static_cast<size_t>(start[n_])]);
     std::vector<int> fill(start.begin(), start.end() - 1);
     for (const Block& b : blocks_)
         for (int j = b.col; j < b.col + b.cols; ++j)
@@ -84,17 +86,18 @@ Eigen::SparseMatrix<double> PatternBuilder::Build() const {
     std::vector<int>().swap(fill);
     int nnz = 0;
     for (int j = 0; j < n_; ++j) {
-        const auto first = rows.begin() + start[j], last = rows.begin() + start[j + 1];
+        int* const first = rows.get() + start[j];
+        int* const last = rows.get() + start[j + 1];
         std::sort(first, last);
-        const auto end = std::unique(first, last);
+        int* const end = std::unique(first, last);
         start[j] = nnz;
-        nnz = static_cast<int>(std::copy(first, end, rows.begin() + nnz) - rows.begin());
+        nnz = static_cast<int>(std::copy(first, end, rows.get() + nnz) - rows.get());
     }
     start[n_] = nnz;
     Eigen::SparseMatrix<double> A(n_, n_);
     A.resizeNonZeros(nnz);
     std::copy(start.begin(), start.end(), A.outerIndexPtr());
-    std::copy(rows.begin(), rows.begin() + nnz, A.innerIndexPtr());
+    std::copy(rows.get(), rows.get() + nnz, A.innerIndexPtr());
     std::fill(A.valuePtr(), A.valuePtr() + nnz, 0.0);
     return A;
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
@@ -320,6 +321,28 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
     if (PlainNumber(text(), start, &v.number, &p) && DelimiterAfter(p)) {
         pos() = p;
         return v;
+    }
+    // A whole argument that is one variable's name (the generated chain's M, JX, JY): the
+    // variable's value, as the expression `name` evaluates to it (Op::kVar), without building
+    // the expression. Names the expression parser reads otherwise (Time, declaration words),
+    // undefined, uninitialized and string variables take the general path.
+    if (IsAlphaChar(c) || c == '_') {
+        std::string_view t = text();
+        std::size_t e = start + 1;
+        while (e < t.size() && (IsAlphaChar(t[e]) || (t[e] >= '0' && t[e] <= '9') || t[e] == '_'))
+            ++e;
+        const std::string_view name = t.substr(start, e - start);
+        if (DelimiterAfter(e) && name != "Time" && name != "const" && name != "ifndef" &&
+            name != "bool" && name != "integer" && name != "real" && name != "string") {
+            const std::shared_ptr<Variable> var = symbols_.Find(std::string(name));
+            if (var && var->initialized && var->type != ValueType::kString &&
+                std::isfinite(var->value.number)) {
+                v.type = var->type;
+                v.number = var->value.number;
+                pos() = e;
+                return v;
+            }
+        }
     }
     p = start;
     try {
