@@ -22,6 +22,54 @@ namespace mbstep::cgr {
 // gamma' = (w x S) x v + S x a + J alpha + w x (J w). MBDyn's regularised derivative phase
 // omits the velocity-product terms (its multipliers miss centripetal contributions); the
 // `derivatives ...` statements are accepted and this exact solve replaces it.
+namespace {
+
+// The compressed n x n matrix of the triplets as Eigen's setFromTriplets builds it (each
+// column's rows increasing, repeated entries summed in the triplets' order: the same bits),
+// by one counting sort on the columns instead of its row-major intermediate and transposition.
+Eigen::SparseMatrix<double> CompressTriplets(int n, const std::vector<Eigen::Triplet<double>>& t) {
+    Eigen::SparseMatrix<double> A(n, n);
+    A.resizeNonZeros(static_cast<Eigen::Index>(t.size()));  // repeats: the tail stays unused
+    int* outer = A.outerIndexPtr();                         // zeroed by the constructor
+    int* inner = A.innerIndexPtr();
+    double* values = A.valuePtr();
+    for (const auto& x : t) ++outer[x.col() + 1];
+    for (int j = 0; j < n; ++j) outer[j + 1] += outer[j];
+    // Triplet indices column by column, in the triplets' order (every entry written below).
+    const std::unique_ptr<int[]> by_column(new int[t.size()]);
+    {
+        std::vector<int> fill(outer, outer + n);
+        for (size_t k = 0; k < t.size(); ++k) by_column[fill[t[k].col()]++] = static_cast<int>(k);
+    }
+    std::vector<int> where(n, -1);
+    int out = 0, begin = 0;  // begin: column j's first triplet in by_column
+    for (int j = 0; j < n; ++j) {
+        const int base = out, end = outer[j + 1];
+        for (int q = begin; q < end; ++q) {
+            const Eigen::Triplet<double>& x = t[by_column[q]];
+            if (where[x.row()] >= base) {
+                values[where[x.row()]] += x.value();
+            } else {
+                where[x.row()] = out;
+                inner[out] = x.row();
+                values[out] = x.value();
+                ++out;
+            }
+        }
+        for (int a = base + 1; a < out; ++a)  // insertion sort of the column by row
+            for (int b = a; b > base && inner[b - 1] > inner[b]; --b) {
+                std::swap(inner[b - 1], inner[b]);
+                std::swap(values[b - 1], values[b]);
+            }
+        outer[j + 1] = out;  // column j's end in the compressed arrays
+        begin = end;
+    }
+    A.resizeNonZeros(out);
+    return A;
+}
+
+}  // namespace
+
 int CgrFormulation::SolveInitialDerivatives(const SolverSettings& s, double h) {
     return SolveInitialDerivatives(s, h, nullptr);
 }
@@ -126,9 +174,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         rhs.segment(moff[e], m) -= acc;
     }
     if (coupling) coupling->assemble(node_dofs + nm, states_, trip, rhs);
-    Eigen::SparseMatrix<double> A(N, N);
-    A.setFromTriplets(trip.begin(), trip.end());
-    A.makeCompressed();
+    Eigen::SparseMatrix<double> A = CompressTriplets(N, trip);
     std::vector<Eigen::Triplet<double>>().swap(trip);
     // The steps' solver (`auto`): each dynamic node's 6x6 mass block is eliminated and the
     // multipliers' Schur complement G M^-1 L factored (schur_solver.cpp). A general sparse LU

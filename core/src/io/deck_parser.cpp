@@ -18,6 +18,33 @@ namespace mbstep::detail {
 
 namespace {
 
+// An argument's name for messages, `what` + suffix + one or two 1-based indices
+// ("position, component 2", "orientation, element 13"): built once per vector or matrix and
+// its index digits replaced in place, instead of a new string per component.
+class IndexedName {
+  public:
+    IndexedName(std::string_view what, std::string_view suffix, int indices) : s_(what) {
+        s_ += suffix;
+        s_.append(static_cast<std::size_t>(indices), '1');
+    }
+    const std::string& operator()(int i) {
+        s_.back() = static_cast<char>('1' + i);
+        return s_;
+    }
+    const std::string& operator()(int i, int j) {
+        s_[s_.size() - 2] = static_cast<char>('1' + i);
+        s_.back() = static_cast<char>('1' + j);
+        return s_;
+    }
+
+  private:
+    std::string s_;
+};
+
+}  // namespace
+
+namespace {
+
 constexpr int kMaxIncludeDepth = 32;
 /// Deepest nesting of drive callers inside drive callers (`drive, g, h`; `array`).
 constexpr int kMaxDriveDepth = 100;
@@ -500,7 +527,8 @@ Vec3 DeckParser::GetVec3(std::string_view what) {
     if (IsKeyword("null") || IsKeyword("default")) return Vec3::Zero();
     const std::string w(what);
     Vec3 v;
-    for (int i = 0; i < 3; ++i) v[i] = GetReal(w + ", component " + std::to_string(i + 1));
+    IndexedName component(w, ", component ", 1);
+    for (int i = 0; i < 3; ++i) v[i] = GetReal(component(i));
     // `scale, s` multiplies a non-null vector; `scale, default` is a node option instead.
     if (LooksLikeKeyword("scale") && !LooksLikeKeywordPair("scale", "default")) {
         IsKeyword("scale");
@@ -516,21 +544,22 @@ Mat3 DeckParser::GetMat3(std::string_view what) {
     if (IsKeyword("eye")) {
         m.setIdentity();
     } else if (IsKeyword("diag")) {
-        for (int i = 0; i < 3; ++i) m(i, i) = GetReal(w + ", diagonal " + std::to_string(i + 1));
+        IndexedName diagonal(w, ", diagonal ", 1);
+        for (int i = 0; i < 3; ++i) m(i, i) = GetReal(diagonal(i));
     } else if (IsKeyword("sym")) {
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = i; j < 3; ++j)
-                m(i, j) = m(j, i) =
-                    GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = i; j < 3; ++j) m(i, j) = m(j, i) = GetReal(element(i, j));
     } else if (IsKeyword("skew")) {
         Vec3 v;
-        for (int i = 0; i < 3; ++i) v[i] = GetReal(w + ", component " + std::to_string(i + 1));
+        IndexedName component(w, ", component ", 1);
+        for (int i = 0; i < 3; ++i) v[i] = GetReal(component(i));
         m = Skew(v);
     } else {
         IsKeyword("matr");
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                m(i, j) = GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = 0; j < 3; ++j) m(i, j) = GetReal(element(i, j));
     }
     if (IsKeyword("scale")) m *= GetReal(w + ", scale factor");
     return m;
@@ -596,9 +625,9 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
         Fail(at, "'null' is not an orientation (a zero matrix is not orthogonal); use 'eye'");
     if (IsKeyword("matr")) {
         Mat3 R;
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                R(i, j) = GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = 0; j < 3; ++j) R(i, j) = GetReal(element(i, j));
         const double err = (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff();
         if (err > kOrthogonalityTolerance)
             Fail(at, "non-orthogonal orientation matrix (max |R^T R - I| = " + Format(err) +
