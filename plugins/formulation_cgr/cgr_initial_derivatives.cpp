@@ -11,17 +11,6 @@
 
 namespace mbstep::cgr {
 
-// Initial derivatives, solved at acceleration level (exact, no regularisation): with the
-// node accelerations a, alpha and the multipliers as unknowns,
-//   [m I, -skew(S); skew(S), J] (a; alpha) - L lambda = f_app - (w x (w x S);
-//                                            v x beta + (w x S) x v + w x (J w))
-//   phi_q (a; alpha) = -d2/dtau2 phi(q(tau), t0 + tau)   (position-level constraints)
-//   phi_v (a; alpha) = -d/dtau phi(q(tau), v, t0 + tau)  (velocity-level constraints)
-// where q(tau) moves with the constant initial twist; the tau-derivatives of phi are central
-// differences of phi_q v + phi_t. Then beta' = m a + alpha x S + w x (w x S) and
-// gamma' = (w x S) x v + S x a + J alpha + w x (J w). MBDyn's regularised derivative phase
-// omits the velocity-product terms (its multipliers miss centripetal contributions); the
-// `derivatives ...` statements are accepted and this exact solve replaces it.
 namespace {
 
 // The compressed n x n matrix of the triplets as Eigen's setFromTriplets builds it (each
@@ -70,6 +59,17 @@ Eigen::SparseMatrix<double> CompressTriplets(int n, const std::vector<Eigen::Tri
 
 }  // namespace
 
+// Initial derivatives, solved at acceleration level (exact, no regularisation): with the
+// node accelerations a, alpha and the multipliers as unknowns,
+//   [m I, -skew(S); skew(S), J] (a; alpha) - L lambda = f_app - (w x (w x S);
+//                                            v x beta + (w x S) x v + w x (J w))
+//   phi_q (a; alpha) = -d2/dtau2 phi(q(tau), t0 + tau)   (position-level constraints)
+//   phi_v (a; alpha) = -d/dtau phi(q(tau), v, t0 + tau)  (velocity-level constraints)
+// where q(tau) moves with the constant initial twist; the tau-derivatives of phi are central
+// differences of phi_q v + phi_t. Then beta' = m a + alpha x S + w x (w x S) and
+// gamma' = (w x S) x v + S x a + J alpha + w x (J w). MBDyn's regularised derivative phase
+// omits the velocity-product terms (its multipliers miss centripetal contributions); the
+// `derivatives ...` statements are accepted and this exact solve replaces it.
 int CgrFormulation::SolveInitialDerivatives(const SolverSettings& s, double h) {
     return SolveInitialDerivatives(s, h, nullptr);
 }

@@ -41,10 +41,6 @@ class IndexedName {
     std::string s_;
 };
 
-}  // namespace
-
-namespace {
-
 constexpr int kMaxIncludeDepth = 32;
 /// Deepest nesting of drive callers inside drive callers (`drive, g, h`; `array`).
 constexpr int kMaxDriveDepth = 100;
