@@ -1,6 +1,7 @@
 // mbstep — formulation `cgr` (equations in cgr_formulation.hpp): the initial derivatives y'
 // and multipliers at t0, solved at acceleration level.
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -9,6 +10,54 @@
 #include "mbstep/solver/linear_solver.hpp"
 
 namespace mbstep::cgr {
+
+namespace {
+
+// The compressed n x n matrix of the triplets as Eigen's setFromTriplets builds it (each
+// column's rows increasing, repeated entries summed in the triplets' order: the same bits),
+// by one counting sort on the columns instead of its row-major intermediate and transposition.
+Eigen::SparseMatrix<double> CompressTriplets(int n, const std::vector<Eigen::Triplet<double>>& t) {
+    Eigen::SparseMatrix<double> A(n, n);
+    A.resizeNonZeros(static_cast<Eigen::Index>(t.size()));  // repeats: the tail stays unused
+    int* outer = A.outerIndexPtr();                         // zeroed by the constructor
+    int* inner = A.innerIndexPtr();
+    double* values = A.valuePtr();
+    for (const auto& x : t) ++outer[x.col() + 1];
+    for (int j = 0; j < n; ++j) outer[j + 1] += outer[j];
+    // Triplet indices column by column, in the triplets' order (every entry written below).
+    const std::unique_ptr<int[]> by_column(new int[t.size()]);
+    {
+        std::vector<int> fill(outer, outer + n);
+        for (size_t k = 0; k < t.size(); ++k) by_column[fill[t[k].col()]++] = static_cast<int>(k);
+    }
+    std::vector<int> where(n, -1);
+    int out = 0, begin = 0;  // begin: column j's first triplet in by_column
+    for (int j = 0; j < n; ++j) {
+        const int base = out, end = outer[j + 1];
+        for (int q = begin; q < end; ++q) {
+            const Eigen::Triplet<double>& x = t[by_column[q]];
+            if (where[x.row()] >= base) {
+                values[where[x.row()]] += x.value();
+            } else {
+                where[x.row()] = out;
+                inner[out] = x.row();
+                values[out] = x.value();
+                ++out;
+            }
+        }
+        for (int a = base + 1; a < out; ++a)  // insertion sort of the column by row
+            for (int b = a; b > base && inner[b - 1] > inner[b]; --b) {
+                std::swap(inner[b - 1], inner[b]);
+                std::swap(values[b - 1], values[b]);
+            }
+        outer[j + 1] = out;  // column j's end in the compressed arrays
+        begin = end;
+    }
+    A.resizeNonZeros(out);
+    return A;
+}
+
+}  // namespace
 
 // Initial derivatives, solved at acceleration level (exact, no regularisation): with the
 // node accelerations a, alpha and the multipliers as unknowns,
@@ -45,6 +94,13 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
     const int extra = coupling ? coupling->unknowns : 0;
     const int N = node_dofs + nm + extra;
     std::vector<Eigen::Triplet<double>> trip;
+    {
+        // At most 36 entries per node block and 6 k m in each of an element's L and G.
+        size_t bound = 36 * static_cast<size_t>(nn);
+        for (size_t e = 0; e < elems.size(); ++e)
+            bound += 12 * elems[e]->nodes().size() * static_cast<size_t>(elements_[e].m);
+        trip.reserve(bound);
+    }
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(N);
     for (int i = 0; i < nn; ++i) {
         const NodeData& nd = nodes_[i];
@@ -84,7 +140,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         }
         if (m == 0) continue;
         // Velocity-level rows differentiate once (phi_v), position-level rows twice (phi_q).
-        std::vector<bool> velocity_row(m);
+        std::array<bool, ElementBlock::kMaxMultipliers> velocity_row{};
         bool any_velocity = false, any_position = false;
         for (int j = 0; j < m; ++j) {
             velocity_row[j] = el.row_level(j) == ConstraintLevel::kVelocity;
@@ -118,9 +174,7 @@ int CgrFormulation::SolveInitialDerivatives(const SolverSettings& /*s*/, double 
         rhs.segment(moff[e], m) -= acc;
     }
     if (coupling) coupling->assemble(node_dofs + nm, states_, trip, rhs);
-    Eigen::SparseMatrix<double> A(N, N);
-    A.setFromTriplets(trip.begin(), trip.end());
-    A.makeCompressed();
+    Eigen::SparseMatrix<double> A = CompressTriplets(N, trip);
     std::vector<Eigen::Triplet<double>>().swap(trip);
     // The steps' solver (`auto`): each dynamic node's 6x6 mass block is eliminated and the
     // multipliers' Schur complement G M^-1 L factored (schur_solver.cpp). A general sparse LU

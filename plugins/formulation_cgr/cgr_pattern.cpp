@@ -76,8 +76,10 @@ void CgrFormulation::BuildPattern() {
         const ElementData& ed = elements_[e];
         for (size_t ia = 0; ia < en.size(); ++ia) {
             const int a = en[ia];
+            // A block of one node with itself is the node's own 6x6, added above: only the
+            // blocks between different nodes are new (fewer repeats for Build to sort out).
             for (size_t ib = 0; ib < en.size(); ++ib)
-                if (HasPairBlock(ed, static_cast<int>(ia), static_cast<int>(ib)))
+                if (en[ib] != a && HasPairBlock(ed, static_cast<int>(ia), static_cast<int>(ib)))
                     pb.AddBlock(nodes_[a].row, 6, nodes_[en[ib]].row, 6);
             if (ed.m > 0) {
                 pb.AddBlock(nodes_[a].row, 6, ed.mult_row, ed.m);
@@ -86,7 +88,11 @@ void CgrFormulation::BuildPattern() {
         }
         if (ed.m > 0 && en.empty()) pb.AddBlock(ed.mult_row, ed.m, ed.mult_row, ed.m);
     }
-    pattern_ = pb.Build();
+    {
+        // Swapped in: Eigen 3.4's SparseMatrix has no move assignment (a copy of the pattern).
+        Eigen::SparseMatrix<double> built = pb.Build();
+        pattern_.swap(built);
+    }
 
     // Slots: for every column of a dense block, the value index of the block's first row.
     // Node blocks: the 6 column starts of the dense 6x6 part, and for `cgr`'s dynamic nodes a

@@ -17,6 +17,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sstream>
 
 #include "manual.hpp"
@@ -494,6 +497,15 @@ int RunCommand(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+    // glibc gives blocks above its mmap threshold (128 KiB, adapting up to 32 MiB) back to the
+    // kernel when they are freed, and trims the heap's free top above 128 KiB: the set-up's
+    // large temporaries (patterns, triplets, the two linear-solver analyses) were then faulted
+    // in afresh one after the other (a fifth of the chain N = 10000 set-up in page faults).
+    // Kept in the heap they are reused (docs/PERFORMANCE.md, "Set-up of a large deck").
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     if (argc < 2) {
         std::cerr << kUsage;
         return 2;

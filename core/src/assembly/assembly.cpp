@@ -70,31 +70,34 @@ void PatternBuilder::AddBlock(int row, int rows, int col, int cols) {
 }
 
 Eigen::SparseMatrix<double> PatternBuilder::Build() const {
-    // Row indices per column with repeats (CSC counts, then fill), then each column sorted and
-    // its repeats dropped in place.
-    std::vector<int> start(static_cast<size_t>(n_) + 1, 0);
+    // Row indices per column with repeats (CSC counts, then fill) written straight into the
+    // matrix's arrays, then each column sorted and its repeats dropped in place.
+    Eigen::SparseMatrix<double> A(n_, n_);
+    int* const start = A.outerIndexPtr();  // zeroed by the constructor
     for (const Block& b : blocks_)
         for (int j = b.col; j < b.col + b.cols; ++j) start[j + 1] += b.rows;
     for (int j = 0; j < n_; ++j) start[j + 1] += start[j];
-    std::vector<int> rows(static_cast<size_t>(start[n_]));
-    std::vector<int> fill(start.begin(), start.end() - 1);
-    for (const Block& b : blocks_)
-        for (int j = b.col; j < b.col + b.cols; ++j)
-            for (int i = 0; i < b.rows; ++i) rows[fill[j]++] = b.row + i;
-    std::vector<int>().swap(fill);
-    int nnz = 0;
+    const int total = start[n_];
+    A.resizeNonZeros(total);
+    int* const rows = A.innerIndexPtr();
+    {
+        std::vector<int> fill(start, start + n_);
+        for (const Block& b : blocks_)
+            for (int j = b.col; j < b.col + b.cols; ++j)
+                for (int i = 0; i < b.rows; ++i) rows[fill[j]++] = b.row + i;
+    }
+    int nnz = 0, begin = 0;  // begin: column j's first entry before compaction
     for (int j = 0; j < n_; ++j) {
-        const auto first = rows.begin() + start[j], last = rows.begin() + start[j + 1];
-        std::sort(first, last);
-        const auto end = std::unique(first, last);
+        const int end_j = start[j + 1];
+        std::sort(rows + begin, rows + end_j);
+        int* const end = std::unique(rows + begin, rows + end_j);
         start[j] = nnz;
-        nnz = static_cast<int>(std::copy(first, end, rows.begin() + nnz) - rows.begin());
+        nnz = static_cast<int>(std::copy(rows + begin, end, rows + nnz) - rows);
+        begin = end_j;
     }
     start[n_] = nnz;
-    Eigen::SparseMatrix<double> A(n_, n_);
     A.resizeNonZeros(nnz);
-    std::copy(start.begin(), start.end(), A.outerIndexPtr());
-    std::copy(rows.begin(), rows.begin() + nnz, A.innerIndexPtr());
+    if (nnz < total) A.data().squeeze();  // repeats: no unused tail kept for the run
     std::fill(A.valuePtr(), A.valuePtr() + nnz, 0.0);
     return A;
 }

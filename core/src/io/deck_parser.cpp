@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 
 #include "mbstep/math/rotation.hpp"
 #include "mbstep/math/so3.hpp"
@@ -16,6 +17,29 @@
 namespace mbstep::detail {
 
 namespace {
+
+// An argument's name for messages, `what` + suffix + one or two 1-based indices
+// ("position, component 2", "orientation, element 13"): built once per vector or matrix and
+// its index digits replaced in place, instead of a new string per component.
+class IndexedName {
+  public:
+    IndexedName(std::string_view what, std::string_view suffix, int indices) : s_(what) {
+        s_ += suffix;
+        s_.append(static_cast<std::size_t>(indices), '1');
+    }
+    const std::string& operator()(int i) {
+        s_.back() = static_cast<char>('1' + i);
+        return s_;
+    }
+    const std::string& operator()(int i, int j) {
+        s_[s_.size() - 2] = static_cast<char>('1' + i);
+        s_.back() = static_cast<char>('1' + j);
+        return s_;
+    }
+
+  private:
+    std::string s_;
+};
 
 constexpr int kMaxIncludeDepth = 32;
 /// Deepest nesting of drive callers inside drive callers (`drive, g, h`; `array`).
@@ -321,6 +345,28 @@ Value DeckParser::GetValue(std::string_view what, const char* expected) {
         pos() = p;
         return v;
     }
+    // A whole argument that is one variable's name (the generated chain's M, JX, JY): the
+    // variable's value, as the expression `name` evaluates to it (Op::kVar), without building
+    // the expression. Names the expression parser reads otherwise (Time, declaration words),
+    // undefined, uninitialized and string variables take the general path.
+    if (IsAlphaChar(c) || c == '_') {
+        std::string_view t = text();
+        std::size_t e = start + 1;
+        while (e < t.size() && (IsAlphaChar(t[e]) || (t[e] >= '0' && t[e] <= '9') || t[e] == '_'))
+            ++e;
+        const std::string_view name = t.substr(start, e - start);
+        if (DelimiterAfter(e) && name != "Time" && name != "const" && name != "ifndef" &&
+            name != "bool" && name != "integer" && name != "real" && name != "string") {
+            const std::shared_ptr<Variable> var = symbols_.Find(std::string(name));
+            if (var && var->initialized && var->type != ValueType::kString &&
+                std::isfinite(var->value.number)) {
+                v.type = var->type;
+                v.number = var->value.number;
+                pos() = e;
+                return v;
+            }
+        }
+    }
     p = start;
     try {
         ExpressionOptions options;
@@ -477,7 +523,8 @@ Vec3 DeckParser::GetVec3(std::string_view what) {
     if (IsKeyword("null") || IsKeyword("default")) return Vec3::Zero();
     const std::string w(what);
     Vec3 v;
-    for (int i = 0; i < 3; ++i) v[i] = GetReal(w + ", component " + std::to_string(i + 1));
+    IndexedName component(w, ", component ", 1);
+    for (int i = 0; i < 3; ++i) v[i] = GetReal(component(i));
     // `scale, s` multiplies a non-null vector; `scale, default` is a node option instead.
     if (LooksLikeKeyword("scale") && !LooksLikeKeywordPair("scale", "default")) {
         IsKeyword("scale");
@@ -493,21 +540,22 @@ Mat3 DeckParser::GetMat3(std::string_view what) {
     if (IsKeyword("eye")) {
         m.setIdentity();
     } else if (IsKeyword("diag")) {
-        for (int i = 0; i < 3; ++i) m(i, i) = GetReal(w + ", diagonal " + std::to_string(i + 1));
+        IndexedName diagonal(w, ", diagonal ", 1);
+        for (int i = 0; i < 3; ++i) m(i, i) = GetReal(diagonal(i));
     } else if (IsKeyword("sym")) {
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = i; j < 3; ++j)
-                m(i, j) = m(j, i) =
-                    GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = i; j < 3; ++j) m(i, j) = m(j, i) = GetReal(element(i, j));
     } else if (IsKeyword("skew")) {
         Vec3 v;
-        for (int i = 0; i < 3; ++i) v[i] = GetReal(w + ", component " + std::to_string(i + 1));
+        IndexedName component(w, ", component ", 1);
+        for (int i = 0; i < 3; ++i) v[i] = GetReal(component(i));
         m = Skew(v);
     } else {
         IsKeyword("matr");
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                m(i, j) = GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = 0; j < 3; ++j) m(i, j) = GetReal(element(i, j));
     }
     if (IsKeyword("scale")) m *= GetReal(w + ", scale factor");
     return m;
@@ -573,9 +621,9 @@ Mat3 DeckParser::ReadOrientationBody(std::string_view what) {
         Fail(at, "'null' is not an orientation (a zero matrix is not orthogonal); use 'eye'");
     if (IsKeyword("matr")) {
         Mat3 R;
+        IndexedName element(w, ", element ", 2);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                R(i, j) = GetReal(w + ", element " + std::to_string(i + 1) + std::to_string(j + 1));
+            for (int j = 0; j < 3; ++j) R(i, j) = GetReal(element(i, j));
         const double err = (R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff();
         if (err > kOrthogonalityTolerance)
             Fail(at, "non-orthogonal orientation matrix (max |R^T R - I| = " + Format(err) +

@@ -278,6 +278,17 @@ class DeckReader {
                 names.push_back(d.name);
         return names;
     }
+    // Registry::FindElement per (statement, type), each pair searched for once per deck (the
+    // registry does not change while a deck is read: `module load` only checks).
+    std::map<std::pair<std::string, std::string>, const ElementDescriptor*> element_found_;
+    const ElementDescriptor* FindElement(const std::string& statement, const std::string& type) {
+        std::pair<std::string, std::string> key(statement, type);
+        auto it = element_found_.find(key);
+        if (it != element_found_.end()) return it->second;
+        const ElementDescriptor* d = registry_.FindElement(statement, type);
+        element_found_.emplace(std::move(key), d);
+        return d;
+    }
     SymbolTable symbols_;
     Model model_;
     std::vector<std::string> warnings_;
@@ -2054,7 +2065,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                 found = &d;
             }
         user_defined = found;
-    } else if (!registry_.FindElement(statement, "")) {
+    } else if (!FindElement(statement, "")) {
         const std::vector<std::string>& names = ElementNames(statement);
         const int i = in_.MatchOneOf(names);
         if (i >= 0) {
@@ -2067,8 +2078,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                                  : Join(names, true)));
         }
     }
-    const ElementDescriptor* d =
-        user_defined ? user_defined : registry_.FindElement(statement, type);
+    const ElementDescriptor* d = user_defined ? user_defined : FindElement(statement, type);
     if (!d)
         in_.Fail(statement == "body" ? where : at_type, "no plugin provides '" + statement +
                                                             (type.empty() ? "" : ": " + type) +

@@ -31,8 +31,22 @@ bool IsWordChar(char c) { return IsAlphaChar(c) || IsDigitChar(c) || c == '_'; }
 
 SourceLocation DeckSource::Location(std::size_t offset) const {
     offset = std::min(offset, text.size());
-    auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
-    const std::size_t line = static_cast<std::size_t>(it - line_starts.begin());  // >= 1
+    // line: the number of line starts <= offset (>= 1), as std::upper_bound gives it.
+    const std::size_t n = line_starts.size();
+    auto on_line = [&](std::size_t l) {
+        return l >= 1 && l <= n && line_starts[l - 1] <= offset &&
+               (l == n || offset < line_starts[l]);
+    };
+    std::size_t line = last_line_;
+    if (!on_line(line)) {
+        if (on_line(line + 1)) {
+            ++line;
+        } else {
+            auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+            line = static_cast<std::size_t>(it - line_starts.begin());
+        }
+    }
+    last_line_ = line;
     const std::size_t column = offset - line_starts[line - 1] + 1;
     return SourceLocation{path, static_cast<int>(line), static_cast<int>(column)};
 }

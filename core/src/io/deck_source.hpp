@@ -24,6 +24,11 @@ struct DeckSource {
 
     /// 1-based line and column of an offset (offsets past the end map to the end).
     SourceLocation Location(std::size_t offset) const;
+
+  private:
+    // The line of the last lookup: the reader asks for locations moving forward, mostly on the
+    // same or the next line, so a lookup starts there before a binary search of line_starts.
+    mutable std::size_t last_line_{1};
 };
 
 /// Builds a source from raw text; throws DeckError for an unterminated string, block comment

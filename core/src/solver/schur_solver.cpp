@@ -62,20 +62,49 @@ inline void CopyRows(double* dst, const double* src, int n) {
 }
 
 // The groups of A's unknowns (see the top of the file), each in increasing order, and the
-// unknowns left for S.
+// unknowns left for S. Flat (compressed) storage: group g is members[start[g] .. start[g+1]),
+// the groups numbered in the order of their smallest unknown.
 struct Grouping {
-    std::vector<std::vector<int>> groups;
+    std::vector<int> start{0};
+    std::vector<int> members;
     std::vector<int> rest;
+    int count() const { return static_cast<int>(start.size()) - 1; }
+    const int* begin(int g) const { return members.data() + start[g]; }
+    const int* end(int g) const { return members.data() + start[g + 1]; }
+    int size(int g) const { return start[g + 1] - start[g]; }
 };
 
-Grouping GroupUnknowns(const Eigen::SparseMatrix<double>& A) {
+// Sorts each segment [start[g], start[g+1]) of v and drops its repeats, compacting v and
+// start in place.
+void SortUniqueSegments(std::vector<int>& start, std::vector<int>& v) {
+    int out = 0;
+    const int k = static_cast<int>(start.size()) - 1;
+    for (int g = 0; g < k; ++g) {
+        const auto first = v.begin() + start[g], last = v.begin() + start[g + 1];
+        std::sort(first, last);
+        const auto uend = std::unique(first, last);
+        start[g] = out;
+        out = static_cast<int>(std::copy(first, uend, v.begin() + out) - v.begin());
+    }
+    start[k] = out;
+    v.resize(out);
+}
+
+// The connected components of A's pattern over the unknowns with a diagonal entry
+// (union-find): root[i] names i's component (-1: no diagonal entry), size[r] its unknowns.
+struct Components {
+    std::vector<int> root, size;
+};
+
+Components FindComponents(const Eigen::SparseMatrix<double>& A) {
     const int n = static_cast<int>(A.rows());
     const int* colptr = A.outerIndexPtr();
     const int* rowind = A.innerIndexPtr();
-    // Components of the pattern over the unknowns with a diagonal entry (union-find).
     std::vector<char> diag(n, 0);
     for (int j = 0; j < n; ++j) diag[j] = FindPatternSlot(A, j, j) >= 0;
-    std::vector<int> parent(n);
+    Components k;
+    std::vector<int>& parent = k.root;
+    parent.resize(n);
     std::iota(parent.begin(), parent.end(), 0);
     auto root = [&](int i) {
         while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -85,23 +114,41 @@ Grouping GroupUnknowns(const Eigen::SparseMatrix<double>& A) {
         if (diag[j])
             for (int p = colptr[j]; p < colptr[j + 1]; ++p)
                 if (diag[rowind[p]]) parent[root(rowind[p])] = root(j);
-    std::vector<int> size(n, 0);
-    for (int i = 0; i < n; ++i)
-        if (diag[i]) ++size[root(i)];
-    Grouping g;
-    std::vector<int> group_of_root(n, -1);
+    k.size.assign(n, 0);
     for (int i = 0; i < n; ++i) {
-        const int r = diag[i] ? root(i) : -1;
+        parent[i] = diag[i] ? root(i) : -1;
+        if (parent[i] >= 0) ++k.size[parent[i]];
+    }
+    return k;
+}
+
+Grouping GroupUnknowns(const Eigen::SparseMatrix<double>& A) {
+    const int n = static_cast<int>(A.rows());
+    Components comp = FindComponents(A);
+    std::vector<int>& size = comp.size;
+    // Group of each unknown (-1: rest), groups numbered by their first unknown; then the
+    // members by a counting sort (stable: increasing within a group).
+    Grouping g;
+    std::vector<int> group_of(n, -1);
+    int groups = 0;
+    for (int i = 0; i < n; ++i) {
+        const int r = comp.root[i];
         if (r >= 0 && size[r] <= kMaxBlock) {
-            if (group_of_root[r] < 0) {
-                group_of_root[r] = static_cast<int>(g.groups.size());
-                g.groups.emplace_back();
-            }
-            g.groups[group_of_root[r]].push_back(i);
+            // size[r] > 0 marks an unnumbered root; numbered ones store -(group + 1).
+            if (size[r] > 0) size[r] = -(groups++ + 1);
+            group_of[i] = -size[r] - 1;
         } else {
             g.rest.push_back(i);
         }
     }
+    g.start.assign(static_cast<size_t>(groups) + 1, 0);
+    for (int i = 0; i < n; ++i)
+        if (group_of[i] >= 0) ++g.start[group_of[i] + 1];
+    for (int q = 0; q < groups; ++q) g.start[q + 1] += g.start[q];
+    g.members.resize(static_cast<size_t>(g.start[groups]));
+    std::vector<int> fill(g.start.begin(), g.start.end() - 1);
+    for (int i = 0; i < n; ++i)
+        if (group_of[i] >= 0) g.members[fill[group_of[i]]++] = i;
     return g;
 }
 
@@ -207,6 +254,20 @@ class SchurSolver final : public LinearSolver {
     std::vector<double> group_rcond_;  // smallest/largest pivot per group (threads > 1)
 };
 
+// Value positions of the entries (row(0) ... row(n-1), col) of a compressed pattern with the
+// rows increasing, -1 where an entry is not in the pattern: one merge of two increasing lists
+// (FindPatternSlot's binary search per entry gives the same positions).
+template <class Row>
+void ColumnPositions(const int* outer, const int* inner, int col, int n, Row row, int* out) {
+    int q = outer[col];
+    const int end = outer[col + 1];
+    for (int i = 0; i < n; ++i) {
+        const int r = row(i);
+        while (q < end && inner[q] < r) ++q;
+        out[i] = q < end && inner[q] == r ? q : -1;
+    }
+}
+
 void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     full_.reset();
     blocks_.clear();
@@ -215,114 +276,174 @@ void SchurSolver::Analyze(const Eigen::SparseMatrix<double>& A) {
     const int* rowind = A.innerIndexPtr();
     if (!A.isCompressed()) throw RunError("schur solver: the matrix must be compressed");
 
-    Grouping grouping = GroupUnknowns(A);
-    std::vector<std::vector<int>>& groups = grouping.groups;
-    s_members_ = std::move(grouping.rest);
-    ns_ = static_cast<int>(s_members_.size());
-    std::vector<int> block_of(n_, -1), snum(n_, -1);
-    for (size_t g = 0; g < groups.size(); ++g)
-        for (int i : groups[g]) block_of[i] = static_cast<int>(g);
-    for (int q = 0; q < ns_; ++q) snum[s_members_[q]] = q;
+    // The set-up's temporaries live in this scope, released before S is analysed (peak memory).
+    {
+        Grouping grouping = GroupUnknowns(A);
+        const int ng = grouping.count();
+        s_members_ = std::move(grouping.rest);
+        ns_ = static_cast<int>(s_members_.size());
+        std::vector<int> block_of(n_, -1), snum(n_, -1);
+        for (int g = 0; g < ng; ++g)
+            for (const int* i = grouping.begin(g); i != grouping.end(g); ++i) block_of[*i] = g;
+        for (int q = 0; q < ns_; ++q) snum[s_members_[q]] = q;
 
-    // Couplings of each group to S: rows R (entries of C) and columns (entries of B).
-    std::vector<std::vector<int>> rset(groups.size()), cset(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g)
-        for (int j : groups[g])
-            for (int p = colptr[j]; p < colptr[j + 1]; ++p)
-                if (snum[rowind[p]] >= 0) rset[g].push_back(snum[rowind[p]]);
-    for (int c = 0; c < n_; ++c)
-        if (snum[c] >= 0)
-            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
-                if (block_of[rowind[p]] >= 0) cset[block_of[rowind[p]]].push_back(snum[c]);
-    for (auto* sets : {&rset, &cset})
-        for (auto& s : *sets) {
-            std::sort(s.begin(), s.end());
-            s.erase(std::unique(s.begin(), s.end()), s.end());
+        // Couplings of each group to S, increasing: rows R (entries of C) and columns (entries
+        // of B), flat as the groups.
+        std::vector<int> rstart(static_cast<size_t>(ng) + 1, 0), rset;
+        for (int g = 0; g < ng; ++g) {
+            rstart[g] = static_cast<int>(rset.size());
+            for (const int* j = grouping.begin(g); j != grouping.end(g); ++j)
+                for (int p = colptr[*j]; p < colptr[*j + 1]; ++p)
+                    if (snum[rowind[p]] >= 0) rset.push_back(snum[rowind[p]]);
+        }
+        rstart[ng] = static_cast<int>(rset.size());
+        SortUniqueSegments(rstart, rset);
+        std::vector<int> cstart(static_cast<size_t>(ng) + 1, 0);
+        for (int c = 0; c < n_; ++c)
+            if (snum[c] >= 0)
+                for (int p = colptr[c]; p < colptr[c + 1]; ++p)
+                    if (block_of[rowind[p]] >= 0) ++cstart[block_of[rowind[p]] + 1];
+        for (int g = 0; g < ng; ++g) cstart[g + 1] += cstart[g];
+        std::vector<int> cset(static_cast<size_t>(cstart[ng]));
+        {
+            std::vector<int> fill(cstart.begin(), cstart.end() - 1);
+            for (int c = 0; c < n_; ++c)
+                if (snum[c] >= 0)
+                    for (int p = colptr[c]; p < colptr[c + 1]; ++p)
+                        if (block_of[rowind[p]] >= 0) cset[fill[block_of[rowind[p]]]++] = snum[c];
+        }
+        SortUniqueSegments(cstart, cset);
+
+        // Pattern of S: D plus R_k x C_k for every group, column by column (the groups
+        // coupling to each column of S by a counting sort), each column's rows sorted.
+        {
+            std::vector<int> gstart(static_cast<size_t>(ns_) + 1, 0);
+            for (int g = 0; g < ng; ++g)
+                for (int q = cstart[g]; q < cstart[g + 1]; ++q) ++gstart[cset[q] + 1];
+            for (int c = 0; c < ns_; ++c) gstart[c + 1] += gstart[c];
+            std::vector<int> gcol(static_cast<size_t>(gstart[ns_]));
+            std::vector<int> fill(gstart.begin(), gstart.end() - 1);
+            for (int g = 0; g < ng; ++g)
+                for (int q = cstart[g]; q < cstart[g + 1]; ++q) gcol[fill[cset[q]]++] = g;
+            std::vector<int>().swap(fill);
+            std::vector<int> outer(static_cast<size_t>(ns_) + 1, 0), inner, mark(ns_, -1);
+            inner.reserve(static_cast<size_t>(A.nonZeros()));
+            for (int c = 0; c < ns_; ++c) {
+                const size_t first = inner.size();
+                auto add = [&](int r) {
+                    if (mark[r] != c) {
+                        mark[r] = c;
+                        inner.push_back(r);
+                    }
+                };
+                const int ac = s_members_[c];
+                for (int p = colptr[ac]; p < colptr[ac + 1]; ++p)
+                    if (snum[rowind[p]] >= 0) add(snum[rowind[p]]);
+                for (int q = gstart[c]; q < gstart[c + 1]; ++q)
+                    for (int r = rstart[gcol[q]]; r < rstart[gcol[q] + 1]; ++r) add(rset[r]);
+                std::sort(inner.begin() + static_cast<std::ptrdiff_t>(first), inner.end());
+                outer[c + 1] = static_cast<int>(inner.size());
+            }
+            S_.resize(ns_, ns_);
+            S_.resizeNonZeros(static_cast<Eigen::Index>(inner.size()));
+            std::copy(outer.begin(), outer.end(), S_.outerIndexPtr());
+            std::copy(inner.begin(), inner.end(), S_.innerIndexPtr());
+            std::fill(S_.valuePtr(), S_.valuePtr() + inner.size(), 0.0);
+        }
+        const int* souter = S_.outerIndexPtr();
+        const int* sinner = S_.innerIndexPtr();
+        // D's entries: (position in A, position in S); S's column holds D's rows of it.
+        d_pairs_.clear();
+        for (int c = 0; c < ns_; ++c) {
+            const int ac = s_members_[c];
+            int q = souter[c];
+            for (int p = colptr[ac]; p < colptr[ac + 1]; ++p)
+                if (snum[rowind[p]] >= 0) {
+                    while (sinner[q] < snum[rowind[p]]) ++q;
+                    d_pairs_.emplace_back(p, q);
+                }
         }
 
-    // Pattern of S: D plus R_k x C_k for every group.
-    std::vector<Eigen::Triplet<double>> t;
-    for (int c = 0; c < n_; ++c)
-        if (snum[c] >= 0)
-            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
-                if (snum[rowind[p]] >= 0) t.emplace_back(snum[rowind[p]], snum[c], 0.0);
-    for (size_t g = 0; g < groups.size(); ++g)
-        for (int c : cset[g])
-            for (int r : rset[g]) t.emplace_back(r, c, 0.0);
-    S_.resize(ns_, ns_);
-    S_.setFromTriplets(t.begin(), t.end());
-    S_.makeCompressed();
-    std::vector<Eigen::Triplet<double>>().swap(t);  // the set-up's peak memory (chain N = 10000)
-    d_pairs_.clear();
-    for (int c = 0; c < n_; ++c)
-        if (snum[c] >= 0)
-            for (int p = colptr[c]; p < colptr[c + 1]; ++p)
-                if (snum[rowind[p]] >= 0)
-                    d_pairs_.emplace_back(p, FindPatternSlot(S_, snum[rowind[p]], snum[c]));
-
-    members_.clear(), rows_.clear(), cols_.clear(), apos_.clear(), bpos_.clear();
-    cpos_.clear(), spos_.clear(), piv_.clear(), runs_.clear();
-    for (size_t g = 0; g < groups.size(); ++g) {
-        Block k;
-        k.m = static_cast<int>(groups[g].size());
-        k.nr = static_cast<int>(rset[g].size());
-        k.nc = static_cast<int>(cset[g].size());
-        k.fixed =
-            (k.m == 6 || k.m == 12) && k.nr <= kFixedCoupling && k.nc <= kFixedCoupling ? k.m : 0;
-        k.sr = k.fixed ? kFixedCoupling : k.nr;
-        k.sc = k.fixed ? kFixedCoupling : k.nc;
-        k.members = static_cast<int>(members_.size());
-        k.rows = static_cast<int>(rows_.size());
-        k.cols = static_cast<int>(cols_.size());
-        k.apos = static_cast<int>(apos_.size());
-        k.bpos = static_cast<int>(bpos_.size());
-        k.cpos = static_cast<int>(cpos_.size());
-        k.spos = static_cast<int>(spos_.size());
-        k.piv = static_cast<int>(piv_.size());
-        const std::vector<int>& g_members = groups[g];
-        members_.insert(members_.end(), g_members.begin(), g_members.end());
-        rows_.insert(rows_.end(), rset[g].begin(), rset[g].end());
-        cols_.insert(cols_.end(), cset[g].begin(), cset[g].end());
-        for (int j : g_members)  // A_k column-major
-            for (int i : g_members) apos_.push_back(FindPatternSlot(A, i, j));
-        for (int c = 0; c < k.sc; ++c)  // B_k column-major, m x sc (padding: -1)
-            for (int i : g_members)
-                bpos_.push_back(c < k.nc ? FindPatternSlot(A, i, s_members_[cset[g][c]]) : -1);
-        for (int j : g_members)  // C_k column-major, sr x m
-            for (int r = 0; r < k.sr; ++r)
-                cpos_.push_back(r < k.nr ? FindPatternSlot(A, s_members_[rset[g][r]], j) : -1);
-        for (int c : cset[g])  // S(R_k, C_k) column-major, nr x nc
-            for (int r : rset[g]) spos_.push_back(FindPatternSlot(S_, r, c));
-        piv_.resize(piv_.size() + k.m);
-        if (k.fixed) {
-            // Column runs: every column's positions consecutive (padding excluded).
-            auto run = [](const int* pos, int len) {
-                for (int i = 0; i < len; ++i)
-                    if (pos[i] < 0 || pos[i] != pos[0] + i) return false;
-                return true;
-            };
-            bool ok = true;
-            for (int j = 0; j < k.m; ++j) ok = ok && run(&apos_[k.apos + j * k.m], k.m);
-            for (int c = 0; c < k.nc; ++c) ok = ok && run(&bpos_[k.bpos + c * k.m], k.m);
-            for (int j = 0; j < k.m; ++j) ok = ok && run(&cpos_[k.cpos + j * k.sr], k.nr);
-            for (int c = 0; c < k.nc; ++c) ok = ok && run(&spos_[k.spos + c * k.nr], k.nr);
-            if (ok && k.nr > 0 && k.nc > 0) {
-                k.runs = static_cast<int>(runs_.size());
-                for (int j = 0; j < k.m; ++j) runs_.push_back(apos_[k.apos + j * k.m]);
-                for (int c = 0; c < k.nc; ++c) runs_.push_back(bpos_[k.bpos + c * k.m]);
-                for (int j = 0; j < k.m; ++j) runs_.push_back(cpos_[k.cpos + j * k.sr]);
-                for (int c = 0; c < k.nc; ++c) runs_.push_back(spos_[k.spos + c * k.nr]);
+        // The groups' blocks, then their gather and scatter positions (sized once).
+        blocks_.resize(static_cast<size_t>(ng));
+        size_t n_members = 0, n_rows = 0, n_cols = 0, n_a = 0, n_b = 0, n_c = 0, n_s = 0;
+        for (int g = 0; g < ng; ++g) {
+            Block& k = blocks_[g];
+            k.m = grouping.size(g);
+            k.nr = rstart[g + 1] - rstart[g];
+            k.nc = cstart[g + 1] - cstart[g];
+            k.fixed = (k.m == 6 || k.m == 12) && k.nr <= kFixedCoupling && k.nc <= kFixedCoupling
+                          ? k.m
+                          : 0;
+            k.sr = k.fixed ? kFixedCoupling : k.nr;
+            k.sc = k.fixed ? kFixedCoupling : k.nc;
+            k.members = static_cast<int>(n_members);
+            k.rows = static_cast<int>(n_rows);
+            k.cols = static_cast<int>(n_cols);
+            k.apos = static_cast<int>(n_a);
+            k.bpos = static_cast<int>(n_b);
+            k.cpos = static_cast<int>(n_c);
+            k.spos = static_cast<int>(n_s);
+            k.piv = static_cast<int>(n_members);
+            n_members += k.m;
+            n_rows += k.nr;
+            n_cols += k.nc;
+            n_a += static_cast<size_t>(k.m) * k.m;
+            n_b += static_cast<size_t>(k.m) * k.sc;
+            n_c += static_cast<size_t>(k.sr) * k.m;
+            n_s += static_cast<size_t>(k.nr) * k.nc;
+        }
+        members_ = std::move(grouping.members);
+        rows_ = std::move(rset);
+        cols_ = std::move(cset);
+        apos_.assign(n_a, -1);
+        bpos_.assign(n_b, -1);
+        cpos_.assign(n_c, -1);
+        spos_.assign(n_s, -1);
+        piv_.assign(n_members, 0);
+        runs_.clear();
+        for (Block& k : blocks_) {
+            const int* mem = members_.data() + k.members;
+            const int* rk = rows_.data() + k.rows;
+            const int* ck = cols_.data() + k.cols;
+            auto member = [&](int i) { return mem[i]; };
+            for (int j = 0; j < k.m; ++j)  // A_k column-major
+                ColumnPositions(colptr, rowind, mem[j], k.m, member, &apos_[k.apos + j * k.m]);
+            for (int c = 0; c < k.nc; ++c)  // B_k column-major, m x sc (padding: -1)
+                ColumnPositions(colptr, rowind, s_members_[ck[c]], k.m, member,
+                                &bpos_[k.bpos + c * k.m]);
+            for (int j = 0; j < k.m; ++j)  // C_k column-major, sr x m (padding: -1)
+                ColumnPositions(
+                    colptr, rowind, mem[j], k.nr, [&](int r) { return s_members_[rk[r]]; },
+                    &cpos_[k.cpos + j * k.sr]);
+            for (int c = 0; c < k.nc; ++c)  // S(R_k, C_k) column-major, nr x nc
+                ColumnPositions(
+                    souter, sinner, ck[c], k.nr, [&](int r) { return rk[r]; },
+                    &spos_[k.spos + c * k.nr]);
+            if (k.fixed) {
+                // Column runs: every column's positions consecutive (padding excluded).
+                auto run = [](const int* pos, int len) {
+                    for (int i = 0; i < len; ++i)
+                        if (pos[i] < 0 || pos[i] != pos[0] + i) return false;
+                    return true;
+                };
+                bool ok = true;
+                for (int j = 0; j < k.m; ++j) ok = ok && run(&apos_[k.apos + j * k.m], k.m);
+                for (int c = 0; c < k.nc; ++c) ok = ok && run(&bpos_[k.bpos + c * k.m], k.m);
+                for (int j = 0; j < k.m; ++j) ok = ok && run(&cpos_[k.cpos + j * k.sr], k.nr);
+                for (int c = 0; c < k.nc; ++c) ok = ok && run(&spos_[k.spos + c * k.nr], k.nr);
+                if (ok && k.nr > 0 && k.nc > 0) {
+                    k.runs = static_cast<int>(runs_.size());
+                    for (int j = 0; j < k.m; ++j) runs_.push_back(apos_[k.apos + j * k.m]);
+                    for (int c = 0; c < k.nc; ++c) runs_.push_back(bpos_[k.bpos + c * k.m]);
+                    for (int j = 0; j < k.m; ++j) runs_.push_back(cpos_[k.cpos + j * k.sr]);
+                    for (int c = 0; c < k.nc; ++c) runs_.push_back(spos_[k.spos + c * k.nr]);
+                }
             }
         }
-        blocks_.push_back(k);
     }
-    // Release the set-up's temporaries and the growth slack before KLU analyses S (peak memory).
-    std::vector<std::vector<int>>().swap(groups);
-    std::vector<std::vector<int>>().swap(rset);
-    std::vector<std::vector<int>>().swap(cset);
-    for (auto* v : {&members_, &rows_, &cols_, &apos_, &bpos_, &cpos_, &spos_, &piv_, &runs_})
-        v->shrink_to_fit();
-    blocks_.shrink_to_fit();
+    // The growth slack of the lists built by appending (peak memory).
+    for (auto* v : {&rows_, &cols_, &runs_}) v->shrink_to_fit();
     cx_.assign(spos_.size(), 0.0);
     cz_.assign(rows_.size(), 0.0);
     group_rcond_.assign(blocks_.size(), 1.0);
@@ -660,7 +781,12 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
 bool AutoUsesSchur(const Eigen::SparseMatrix<double>& A) {
     const int n = static_cast<int>(A.rows());
     if (n <= kDenseMaxUnknowns || !A.isCompressed()) return false;
-    return 2 * (n - static_cast<int>(GroupUnknowns(A).rest.size())) >= n;
+    // The unknowns GroupUnknowns puts in groups: those in components of at most kMaxBlock.
+    const Components comp = FindComponents(A);
+    int grouped = 0;
+    for (int i = 0; i < n; ++i)
+        if (comp.root[i] >= 0 && comp.size[comp.root[i]] <= kMaxBlock) ++grouped;
+    return 2 * grouped >= n;
 }
 
 std::unique_ptr<LinearSolver> MakeSchurSolver(Ordering ordering, int klu_scale) {
