@@ -202,6 +202,12 @@ class SchurSolver final : public LinearSolver {
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
+    // The arena of threads_ threads (nullptr for one thread), created on first use.
+    tbb::task_arena* Arena() {
+        if (threads_ <= 1) return nullptr;
+        if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+        return &*arena_;
+    }
     std::vector<double> cx_;           // C_k X_k of every group, laid out as spos_
     std::vector<double> cz_;           // C_k z_k of every group in a solve, laid out as rows_
     std::vector<double> group_rcond_;  // smallest/largest pivot per group (threads > 1)
@@ -570,6 +576,7 @@ bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
         FallBack(A);
         return full_->Factor(A);
     }
+    blu_->set_arena(Arena());  // the split's two parts in parallel (the same bits on one thread)
     if (blu_->FactorValues()) return true;
     // A pivot of the block LU below 1e-13 of the largest or too much growth (no exchanges
     // between blocks): KLU with partial pivoting on S from now on, S assembled again in S_.
@@ -640,6 +647,7 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
     }
     for (int q = 0; q < ns_; ++q) y[q] = b[s_members_[q]];
     for (size_t q = 0; q < rows_.size(); ++q) y[rows_[q]] -= cz_[q];
+    if (blu_) blu_->set_arena(Arena());
     if (ns_ > 0) s_solver_->Solve(y_);
     if (threads_ <= 1) {
         for (const Block& k : blocks_) SolveBackward(k, b, y);
