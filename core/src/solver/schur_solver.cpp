@@ -199,6 +199,10 @@ class SchurSolver final : public LinearSolver {
     detail::BlockLu* blu_{nullptr};
     std::vector<int> dpos_blu_, spos_blu_;
     std::vector<char> sblu_first_;
+    // The same subtractions by entry (threads > 1: entries in parallel, each entry's terms in
+    // group order): entry e at sgather_pos_[e], its terms cx_[sgather_q_[b_e .. b_{e+1} - 1]]
+    // with b = sgather_begin_, starting from 0 when its first term is (sblu_first_).
+    std::vector<int> sgather_pos_, sgather_begin_, sgather_q_;
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
@@ -368,6 +372,20 @@ void SchurSolver::MapIntoBlocks() {
             sblu_first_[q] = !written[spos_blu_[q]];
             written[spos_blu_[q]] = 1;
         }
+    // By entry: counting sort of the terms by position, stable (group order kept).
+    std::vector<int> count(written.size() + 1, 0);
+    for (int p : spos_blu_) ++count[p + 1];
+    sgather_pos_.clear(), sgather_begin_.assign(1, 0);
+    for (size_t p = 0; p < written.size(); ++p)
+        if (count[p + 1] > 0) {
+            sgather_pos_.push_back(static_cast<int>(p));
+            sgather_begin_.push_back(sgather_begin_.back() + count[p + 1]);
+        }
+    for (size_t p = 1; p < count.size(); ++p) count[p] += count[p - 1];
+    sgather_q_.assign(spos_blu_.size(), 0);
+    for (const Block& k : blocks_)
+        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) sgather_q_[count[spos_blu_[q]]++] = q;
+    for (auto* v : {&sgather_pos_, &sgather_begin_}) v->shrink_to_fit();
 }
 
 void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
@@ -566,12 +584,33 @@ bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
     for (size_t q = 0; q < d_pairs_.size(); ++q) s[dpos_blu_[q]] = a[d_pairs_[q].first];
     const int* spos = spos_blu_.data();
     const char* first = sblu_first_.data();
-    const bool ok = FactorGroups(a, [&](const Block& k, const double* cx) {
-        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
-            double& e = s[spos[q]];
-            e = (first[q] ? 0.0 : e) - cx[q - k.spos];
-        }
-    });
+    bool ok;
+    if (threads_ <= 1) {
+        ok = FactorGroups(a, [&](const Block& k, const double* cx) {
+            for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
+                double& e = s[spos[q]];
+                e = (first[q] ? 0.0 : e) - cx[q - k.spos];
+            }
+        });
+    } else {
+        // All C_k X_k in cx_ first, then every entry's terms in group order: the same
+        // operations on each entry as above, the entries in parallel.
+        ok = FactorGroups(a, [](const Block&, const double*) {});
+        if (ok)
+            Arena()->execute([&] {
+                tbb::parallel_for(tbb::blocked_range<size_t>(0, sgather_pos_.size(), 1024),
+                                  [&](const tbb::blocked_range<size_t>& range) {
+                                      for (size_t e = range.begin(); e != range.end(); ++e) {
+                                          const int* q = sgather_q_.data() + sgather_begin_[e];
+                                          const int* end =
+                                              sgather_q_.data() + sgather_begin_[e + 1];
+                                          double sum = first[*q] ? 0.0 : s[sgather_pos_[e]];
+                                          for (; q != end; ++q) sum -= cx_[*q];
+                                          s[sgather_pos_[e]] = sum;
+                                      }
+                                  });
+            });
+    }
     if (!ok) {
         FallBack(A);
         return full_->Factor(A);
