@@ -1,6 +1,7 @@
 #include "block_lu.hpp"
 
 #include <amd.h>
+#include <camd.h>
 #include <tbb/parallel_invoke.h>
 
 #include <algorithm>
@@ -201,27 +202,21 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
         if (part.empty()) {
             amd(nb_, bp, bi, order.data());
         } else {
-            // A, then B, then the separator, each by AMD on its own graph.
-            int k = 0;
-            std::vector<int> local(nb_), global, sp, si, sub;
-            for (int which = 0; which < 3; ++which) {
-                global.clear();
-                for (int J = 0; J < nb_; ++J)
-                    if (part[J] == which)
-                        local[J] = static_cast<int>(global.size()), global.push_back(J);
-                const int m = static_cast<int>(global.size());
-                sp.assign(1, 0), si.clear();
-                for (int J : global) {
-                    for (int q = bp[J]; q < bp[J + 1]; ++q)
-                        if (part[bi[q]] == which) si.push_back(local[bi[q]]);
-                    sp.push_back(static_cast<int>(si.size()));
-                }
-                sub.assign(m, 0);
-                if (m > 0) amd(m, sp, si, sub.data());
-                for (int t = 0; t < m; ++t) order[k++] = global[sub[t]];
-                if (which == 0) split_a_ = k;
-                if (which == 1) split_b_ = k;
-            }
+            // A, then B, then the separator: constrained AMD (CAMD, Amestoy, Davis & Duff),
+            // whose degrees count the neighbours in the later sets, so that the blocks next to
+            // the separator come last in their part (AMD on a part alone would start there and
+            // carry the separator through the part's whole elimination as fill).
+            double info[CAMD_INFO];
+            const int status =
+                camd_order(nb_, bp.data(), bi.data(), order.data(), nullptr, info, part.data());
+            if (status != CAMD_OK && status != CAMD_OK_BUT_JUMBLED)
+                throw RunError("block LU: CAMD ordering failed (status " + std::to_string(status) +
+                               ")");
+            split_a_ = static_cast<int>(std::count(part.begin(), part.end(), 0));
+            split_b_ = split_a_ + static_cast<int>(std::count(part.begin(), part.end(), 1));
+            for (int k = 0; k < nb_; ++k)
+                if (part[order[k]] != (k < split_a_ ? 0 : k < split_b_ ? 1 : 2))
+                    throw RunError("block LU: CAMD did not keep the dissection's order");
         }
     }
     std::vector<int> pos(nb_);  // pos[block] = its place in the order
