@@ -19,9 +19,10 @@
 //               a chain's blocks are solved one after the other).
 //   split       with AMD and at least kSplitMinBlocks blocks, one level of nested dissection
 //               first (George 1973; separator from a level structure rooted at a
-//               pseudo-peripheral block, George & Liu 1979): parts A and B, each ordered by AMD,
-//               then the separator. No fill joins A and B, so their columns are factored (and
-//               their sweeps run) as two independent TBB tasks; the only blocks both update are
+//               pseudo-peripheral block, George & Liu 1979): part A, part B, then the
+//               separator, ordered by constrained AMD (CAMD) within that sequence. No fill
+//               joins A and B, so their columns are factored (and their sweeps run) as two
+//               independent TBB tasks; the only blocks both update are
 //               the separator's, where B's updates go to a buffer added in afterwards -- on one
 //               thread too, so the result has the same bits for any thread count.
 //
