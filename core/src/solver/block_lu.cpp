@@ -376,7 +376,7 @@ void BlockLu::RunBoth(F&& f, G&& g) {
 template <int Fixed>
 bool BlockLu::FactorAll(double* umin, double* umax, double* growth) {
     if (split_b_ == 0) return FactorBlocks<Fixed>(0, nb_, umin, umax, growth);
-    struct Part {
+    struct alignas(64) Part {
         double umin, umax, growth;
         bool ok;
     } a{*umin, *umax, 0.0, false}, b{*umin, *umax, 0.0, false};
@@ -404,12 +404,14 @@ bool BlockLu::FactorAll(double* umin, double* umax, double* growth) {
 template <int Fixed>
 bool BlockLu::FactorBlocks(int k0, int k1, double* umin, double* umax, double* growth_out) {
     double* v = values_.data();
-    double growth = 0.0;
+    // Pivot range and growth in locals, written back at the end: the two parts' results lie
+    // side by side, and updating them per block from two threads shares their cache line.
+    double growth = 0.0, lo = *umin, hi = *umax;
     for (int k = k0; k < k1; ++k) {
         const int b = Fixed > 0 ? Fixed : size_[k];
         double* d = v + diag_[k];
         // D_k^-1 from its LU (partial pivoting inside the block), in place of D_k.
-        if (!InvertInPlace<Fixed>(d, b, umin, umax)) return false;
+        if (!InvertInPlace<Fixed>(d, b, &lo, &hi)) return false;
         // L_ik := A_ik D_k^-1.
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
             const int bi = Fixed > 0 ? Fixed : size_[struct_[q]];
@@ -440,7 +442,7 @@ bool BlockLu::FactorBlocks(int k0, int k1, double* umin, double* umax, double* g
             growth = std::max(growth, MultiplyInPlace<Fixed>(d, u, b, b, bj, u));
         }
     }
-    *growth_out = growth;
+    *growth_out = growth, *umin = lo, *umax = hi;
     return true;
 }
 
