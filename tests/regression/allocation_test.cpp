@@ -213,3 +213,11 @@ TEST_CASE("allocation: none per step with schur's block LU of S (50-link chain)"
     CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 2, "schur", deck);
     std::remove(deck.c_str());
 }
+
+TEST_CASE("allocation: none per step with the block LU's nested-dissection split (300 links)") {
+    // 300 blocks of S (at least BlockLu::kSplitMinBlocks): two parts as TBB tasks on two threads.
+    const std::string deck = ChainDeckFile(300);
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 1, "schur", deck);
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 2, "schur", deck);
+    std::remove(deck.c_str());
+}

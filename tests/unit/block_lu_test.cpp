@@ -4,8 +4,10 @@
 #include "../../core/src/solver/block_lu.hpp"
 
 #include <doctest/doctest.h>
+#include <tbb/task_arena.h>
 
 #include <Eigen/Dense>
+#include <cstring>
 #include <random>
 
 #include "mbstep/common.hpp"
@@ -19,21 +21,13 @@ namespace {
 // one) plus `loops` extra couplings, so the factorization has fill. Dense blocks on the
 // diagonal, random couplings both ways (non-symmetric values, symmetric block pattern); the
 // diagonal blocks dominate so that no pivoting across blocks is needed.
-Eigen::SparseMatrix<double> MakeBlockMatrix(const std::vector<int>& sizes, int loops,
-                                            unsigned seed) {
-    std::mt19937 gen(seed);
+Eigen::SparseMatrix<double> MakeFromLinks(const std::vector<int>& sizes,
+                                          std::vector<std::pair<int, int>> links,
+                                          std::mt19937& gen) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<int> start{0};
     for (int b : sizes) start.push_back(start.back() + b);
     const int nb = static_cast<int>(sizes.size());
-    std::vector<std::pair<int, int>> links;
-    for (int i = 1; i < nb; ++i)
-        links.emplace_back(std::uniform_int_distribution<int>(0, i - 1)(gen), i);
-    for (int l = 0; l < loops; ++l) {
-        const int a = std::uniform_int_distribution<int>(0, nb - 1)(gen);
-        const int b = std::uniform_int_distribution<int>(0, nb - 1)(gen);
-        if (a != b) links.emplace_back(std::min(a, b), std::max(a, b));
-    }
     std::sort(links.begin(), links.end());
     links.erase(std::unique(links.begin(), links.end()), links.end());
     std::vector<Eigen::Triplet<double>> t;
@@ -48,6 +42,55 @@ Eigen::SparseMatrix<double> MakeBlockMatrix(const std::vector<int>& sizes, int l
     A.setFromTriplets(t.begin(), t.end());
     A.makeCompressed();
     return A;
+}
+
+Eigen::SparseMatrix<double> MakeBlockMatrix(const std::vector<int>& sizes, int loops,
+                                            unsigned seed) {
+    std::mt19937 gen(seed);
+    const int nb = static_cast<int>(sizes.size());
+    std::vector<std::pair<int, int>> links;
+    for (int i = 1; i < nb; ++i)
+        links.emplace_back(std::uniform_int_distribution<int>(0, i - 1)(gen), i);
+    for (int l = 0; l < loops; ++l) {
+        const int a = std::uniform_int_distribution<int>(0, nb - 1)(gen);
+        const int b = std::uniform_int_distribution<int>(0, nb - 1)(gen);
+        if (a != b) links.emplace_back(std::min(a, b), std::max(a, b));
+    }
+    return MakeFromLinks(sizes, std::move(links), gen);
+}
+
+// A chain of blocks (block i coupled to i + 1, as the chain's S) with `loops` random couplings
+// at most `reach` blocks apart.
+Eigen::SparseMatrix<double> MakeChainMatrix(const std::vector<int>& sizes, int loops, int reach,
+                                            unsigned seed) {
+    std::mt19937 gen(seed);
+    const int nb = static_cast<int>(sizes.size());
+    std::vector<std::pair<int, int>> links;
+    for (int i = 1; i < nb; ++i) links.emplace_back(i - 1, i);
+    for (int l = 0; l < loops; ++l) {
+        const int a = std::uniform_int_distribution<int>(0, nb - 1)(gen);
+        const int b = std::min(nb - 1, a + std::uniform_int_distribution<int>(2, reach)(gen));
+        if (a != b) links.emplace_back(a, b);
+    }
+    return MakeFromLinks(sizes, std::move(links), gen);
+}
+
+// An nx x ny grid of blocks (a 2D mesh's pattern), each coupled to its right and upper
+// neighbours, with `loops` random diagonal couplings.
+Eigen::SparseMatrix<double> MakeGridMatrix(int nx, int ny, int size, int loops, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::vector<std::pair<int, int>> links;
+    for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x) {
+            if (x + 1 < nx) links.emplace_back(y * nx + x, y * nx + x + 1);
+            if (y + 1 < ny) links.emplace_back(y * nx + x, (y + 1) * nx + x);
+        }
+    for (int l = 0; l < loops; ++l) {
+        const int x = std::uniform_int_distribution<int>(0, nx - 2)(gen);
+        const int y = std::uniform_int_distribution<int>(0, ny - 2)(gen);
+        links.emplace_back(y * nx + x, (y + 1) * nx + x + 1);
+    }
+    return MakeFromLinks(std::vector<int>(nx * ny, size), std::move(links), gen);
 }
 
 void CheckSolves(const Eigen::SparseMatrix<double>& A, Ordering ordering, unsigned seed) {
@@ -90,6 +133,63 @@ TEST_CASE("block LU: uniform 3x3 and 6x6 blocks, mixed sizes, every ordering, wi
     Eigen::VectorXd x = Eigen::VectorXd::Ones(B.rows());
     lu.Solve(x);
     CHECK((B * x - Eigen::VectorXd::Ones(B.rows())).norm() <= 1e-13 * x.norm() * 20.0);
+}
+
+TEST_CASE("block LU: the nested-dissection split, against dense LU and for any thread count") {
+    tbb::task_arena two(2);
+    const std::vector<std::pair<const char*, Eigen::SparseMatrix<double>>> cases{
+        {"chain of 3x3", MakeChainMatrix(std::vector<int>(700, 3), 0, 2, 21)},
+        {"chain of 6x6 with loops", MakeChainMatrix(std::vector<int>(400, 6), 60, 4, 22)},
+        {"chain, mixed sizes with loops", MakeChainMatrix(
+                                              [] {
+                                                  std::vector<int> sizes;
+                                                  for (int i = 0; i < 500; ++i)
+                                                      sizes.push_back(1 + (i * 7) % 8);
+                                                  return sizes;
+                                              }(),
+                                              80, 5, 23)},
+        {"grid of 3x3", MakeGridMatrix(24, 26, 3, 100, 24)},
+    };
+    for (const auto& [what, A] : cases) {
+        CAPTURE(what);
+        REQUIRE(BlockLu::Applies(A));
+        BlockLu one, both;
+        one.Analyze(A), both.Analyze(A);
+        REQUIRE(one.split_blocks() > 0);
+        CHECK(one.split_blocks() < one.blocks());
+        both.set_arena(&two);
+        REQUIRE(one.Factor(A));
+        REQUIRE(both.Factor(A));
+        REQUIRE(one.FactorNonzeros() == both.FactorNonzeros());
+        CHECK(std::memcmp(one.factor_values(), both.factor_values(),
+                          sizeof(double) * one.FactorNonzeros()) == 0);
+        CHECK(one.ReciprocalCondition() == both.ReciprocalCondition());
+        const Eigen::MatrixXd dense(A);
+        std::mt19937 gen(31);
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        for (int rhs = 0; rhs < 2; ++rhs) {
+            Eigen::VectorXd b(A.rows());
+            for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = u(gen);
+            const Eigen::VectorXd reference = dense.partialPivLu().solve(b);
+            Eigen::VectorXd x = b, y = b;
+            one.Solve(x), both.Solve(y);
+            CHECK(std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0);
+            CHECK((x - reference).norm() <= 1e-12 * reference.norm());
+            CHECK((dense * x - b).norm() <= 1e-13 * dense.norm() * x.norm());
+        }
+        // Without the split (the given order) the same solution to round-off.
+        BlockLu natural(Ordering::kNatural);
+        natural.Analyze(A);
+        CHECK(natural.split_blocks() == 0);
+        REQUIRE(natural.Factor(A));
+        Eigen::VectorXd z = Eigen::VectorXd::Ones(A.rows()), w = z;
+        natural.Solve(z), one.Solve(w);
+        CHECK((z - w).norm() <= 1e-12 * z.norm());
+    }
+    // Too few blocks: no split.
+    BlockLu small;
+    small.Analyze(MakeChainMatrix(std::vector<int>(BlockLu::kSplitMinBlocks - 1, 3), 0, 2, 25));
+    CHECK(small.split_blocks() == 0);
 }
 
 TEST_CASE("block LU: runs of one pattern longer than the largest block are split") {

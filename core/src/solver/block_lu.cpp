@@ -1,6 +1,8 @@
 #include "block_lu.hpp"
 
 #include <amd.h>
+#include <camd.h>
+#include <tbb/parallel_invoke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -92,12 +94,71 @@ std::vector<int> BlockLu::FindBlocks(const Eigen::SparseMatrix<double>& A) {
 
 bool BlockLu::Applies(const Eigen::SparseMatrix<double>& A) { return !FindBlocks(A).empty(); }
 
+// Level structure (breadth-first levels) from a pseudo-peripheral block found as in George &
+// Liu (1979): from a block of the last level with the fewest neighbours while that deepens the
+// structure. The separator is the level that leaves the most balanced sides among the smallest
+// ones: a level separates the levels before it from those after it (edges join adjacent levels
+// only). Blocks not reached (other components) join the smaller side.
+std::vector<int> BlockLu::Bisect(int nb, const std::vector<int>& bp, const std::vector<int>& bi) {
+    std::vector<int> level(nb), queue(nb);
+    auto bfs = [&](int root) {  // levels from root; returns the number of levels
+        std::fill(level.begin(), level.end(), -1);
+        int head = 0, tail = 0, depth = 0;
+        level[root] = 0, queue[tail++] = root;
+        while (head < tail) {
+            const int u = queue[head++];
+            depth = std::max(depth, level[u] + 1);
+            for (int q = bp[u]; q < bp[u + 1]; ++q)
+                if (level[bi[q]] < 0) level[bi[q]] = level[u] + 1, queue[tail++] = bi[q];
+        }
+        return std::make_pair(depth, tail);
+    };
+    int root = 0;
+    auto [depth, reached] = bfs(root);
+    for (int pass = 0; pass < 8; ++pass) {
+        int best = -1;
+        for (int t = reached - 1; t >= 0 && level[queue[t]] == depth - 1; --t)
+            if (best < 0 || bp[queue[t] + 1] - bp[queue[t]] < bp[best + 1] - bp[best])
+                best = queue[t];
+        const auto [d, r] = bfs(best);
+        if (d <= depth) {
+            bfs(root);
+            break;
+        }
+        root = best, depth = d, reached = r;
+    }
+    std::vector<int> count(depth, 0);
+    for (int t = 0; t < reached; ++t) ++count[level[queue[t]]];
+    const int rest = nb - reached;  // unreached: added to the smaller side
+    int sep = -1, sep_size = 0, sep_small = 0, before = 0;
+    for (int l = 0; l < depth; before += count[l++]) {
+        const int after = reached - before - count[l];
+        const int small = std::min(before, after) + rest;
+        const int large = std::max(before, after);
+        if (l == 0 || l == depth - 1 || 5 * std::min(small, large) < 2 * (nb - count[l]))
+            continue;  // sides within 40:60
+        if (sep < 0 || count[l] < sep_size || (count[l] == sep_size && small > sep_small))
+            sep = l, sep_size = count[l], sep_small = small;
+    }
+    if (sep < 0 || kSplitMaxSeparator * sep_size > nb) return {};
+    int below = 0;
+    for (int l = 0; l < sep; ++l) below += count[l];
+    const int above = reached - below - sep_size;
+    std::vector<int> part(nb, below <= above ? 0 : 1);  // unreached: the smaller side
+    for (int t = 0; t < reached; ++t) {
+        const int l = level[queue[t]];
+        part[queue[t]] = l < sep ? 0 : l > sep ? 1 : 2;
+    }
+    return part;
+}
+
 void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
     const std::vector<int> start = FindBlocks(A);
     if (start.empty()) throw RunError("block LU: the matrix has no dense diagonal blocks");
     n_ = static_cast<int>(A.rows());
     nb_ = static_cast<int>(start.size()) - 1;
     factored_ = false;
+    split_a_ = split_b_ = 0;
     const int* colptr = A.outerIndexPtr();
     const int* rowind = A.innerIndexPtr();
     std::vector<int> block_of(n_);
@@ -129,10 +190,34 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
     } else if (ordering_ == Ordering::kRcm) {
         order = ReverseCuthillMcKee(nb_, bp.data(), bi.data());
     } else {
-        double info[AMD_INFO];
-        const int status = amd_order(nb_, bp.data(), bi.data(), order.data(), nullptr, info);
-        if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
-            throw RunError("block LU: AMD ordering failed (status " + std::to_string(status) + ")");
+        auto amd = [](int n, const std::vector<int>& p, const std::vector<int>& i, int* out) {
+            double info[AMD_INFO];
+            const int status = amd_order(n, p.data(), i.data(), out, nullptr, info);
+            if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
+                throw RunError("block LU: AMD ordering failed (status " + std::to_string(status) +
+                               ")");
+        };
+        const std::vector<int> part =
+            nb_ >= kSplitMinBlocks ? Bisect(nb_, bp, bi) : std::vector<int>{};
+        if (part.empty()) {
+            amd(nb_, bp, bi, order.data());
+        } else {
+            // A, then B, then the separator: constrained AMD (CAMD, Amestoy, Davis & Duff),
+            // whose degrees count the neighbours in the later sets, so that the blocks next to
+            // the separator come last in their part (AMD on a part alone would start there and
+            // carry the separator through the part's whole elimination as fill).
+            double info[CAMD_INFO];
+            const int status =
+                camd_order(nb_, bp.data(), bi.data(), order.data(), nullptr, info, part.data());
+            if (status != CAMD_OK && status != CAMD_OK_BUT_JUMBLED)
+                throw RunError("block LU: CAMD ordering failed (status " + std::to_string(status) +
+                               ")");
+            split_a_ = static_cast<int>(std::count(part.begin(), part.end(), 0));
+            split_b_ = split_a_ + static_cast<int>(std::count(part.begin(), part.end(), 1));
+            for (int k = 0; k < nb_; ++k)
+                if (part[order[k]] != (k < split_a_ ? 0 : k < split_b_ ? 1 : 2))
+                    throw RunError("block LU: CAMD did not keep the dissection's order");
+        }
     }
     std::vector<int> pos(nb_);  // pos[block] = its place in the order
     for (int k = 0; k < nb_; ++k) pos[order[k]] = k;
@@ -176,9 +261,6 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
         struct_begin_[k + 1] = static_cast<int>(struct_.size());
     }
     std::vector<std::vector<int>>().swap(st);
-    values_.assign(offset, 0.0);
-
-    work_.assign(n_, 0.0);
 
     // Offset of block (i, j) of the factors: the diagonal, L_ij (i > j) or U_ij (i < j).
     auto block_at = [&](int i, int j) {
@@ -199,6 +281,36 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
                 update_.push_back(block_at(struct_[qa], struct_[qc]));
         update_begin_[k + 1] = static_cast<int>(update_.size());
     }
+    factor_size_ = offset;
+    merge_.clear();
+    fwd_.resize(struct_.size());
+    for (size_t q = 0; q < struct_.size(); ++q) fwd_[q] = offset_[struct_[q]];
+    if (split_b_ > 0) {
+        // No fill between the parts (the separator separates them in every elimination graph).
+        for (int k = 0; k < split_b_; ++k)
+            for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q)
+                if (struct_[q] < split_b_ && (struct_[q] < split_a_) != (k < split_a_))
+                    throw RunError("block LU: fill between the dissection's parts");
+        // B's updates of separator x separator blocks: to a buffer after the factors, one
+        // slot per block, in the order B first reaches them.
+        std::vector<int> slot(offset, -1);
+        for (int k = split_a_; k < split_b_; ++k) {
+            int* target = update_.data() + update_begin_[k];
+            for (int qa = struct_begin_[k]; qa < struct_begin_[k + 1]; ++qa)
+                for (int qc = struct_begin_[k]; qc < struct_begin_[k + 1]; ++qc, ++target) {
+                    const int i = struct_[qa], j = struct_[qc];
+                    if (i < split_b_ || j < split_b_) continue;
+                    if (slot[*target] < 0) {
+                        slot[*target] = offset;
+                        merge_.insert(merge_.end(), {offset, *target, size_[i] * size_[j]});
+                        offset += size_[i] * size_[j];
+                    }
+                    *target = slot[*target];
+                }
+            for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q)
+                if (struct_[q] >= split_b_) fwd_[q] += n_ - offset_[split_b_];
+        }
+    }
     scatter_.assign(A.nonZeros(), 0);
     for (int c = 0; c < n_; ++c) {
         const int kj = pos[block_of[c]];
@@ -208,8 +320,10 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
             scatter_[p] = block_at(ki, kj) + (c - first_[kj]) * size_[ki] + (r - first_[ki]);
         }
     }
+    values_.assign(offset, 0.0);
+    work_.assign(n_ + (split_b_ > 0 ? n_ - offset_[split_b_] : 0), 0.0);
     // Positions of the factors no entry of A lands on (fill, and the blocks' structural zeros).
-    std::vector<char> covered(values_.size(), 0);
+    std::vector<char> covered(factor_size_, 0);
     for (int p : scatter_) covered[p] = 1;
     fill_.clear();
     for (size_t p = 0; p < covered.size(); ++p)
@@ -217,7 +331,8 @@ void BlockLu::Analyze(const Eigen::SparseMatrix<double>& A) {
     uniform_ = size_.empty() ? 0 : size_[0];
     for (int b : size_)
         if (b != uniform_) uniform_ = 0;
-    for (auto* v : {&struct_, &lpos_, &upos_, &update_, &scatter_, &fill_}) v->shrink_to_fit();
+    for (auto* v : {&struct_, &lpos_, &upos_, &update_, &scatter_, &fill_, &merge_, &fwd_})
+        v->shrink_to_fit();
 }
 
 bool BlockLu::Factor(const Eigen::SparseMatrix<double>& A) {
@@ -234,9 +349,9 @@ bool BlockLu::FactorValues() {
     factored_ = false;
     double umin = std::numeric_limits<double>::infinity(), umax = 0.0;
     double growth = 0.0;
-    const bool ok = uniform_ == 3   ? FactorBlocks<3>(&umin, &umax, &growth)
-                    : uniform_ == 6 ? FactorBlocks<6>(&umin, &umax, &growth)
-                                    : FactorBlocks<0>(&umin, &umax, &growth);
+    const bool ok = uniform_ == 3   ? FactorAll<3>(&umin, &umax, &growth)
+                    : uniform_ == 6 ? FactorAll<6>(&umin, &umax, &growth)
+                                    : FactorAll<0>(&umin, &umax, &growth);
     if (!ok) return false;
     pivot_ratio_ = nb_ ? umin / umax : 1.0;
     if (!(pivot_ratio_ > 1e-13) || !std::isfinite(umax) || !(growth <= kMaxGrowth)) {
@@ -247,16 +362,56 @@ bool BlockLu::FactorValues() {
     return true;
 }
 
-// Fixed = B > 0: every block has B unknowns (loops at compile-time trip counts); 0: any sizes.
+// f and g in parallel in the arena, else f then g.
+template <class F, class G>
+void BlockLu::RunBoth(F&& f, G&& g) {
+    if (arena_ && arena_->max_concurrency() > 1)
+        arena_->execute([&] { tbb::parallel_invoke(f, g); });
+    else
+        f(), g();
+}
+
+// Without the split, the columns in order; with it, parts A and B (two tasks), B's separator
+// updates added in (in Analyze's fixed order), then the separator's columns.
 template <int Fixed>
-bool BlockLu::FactorBlocks(double* umin, double* umax, double* growth_out) {
+bool BlockLu::FactorAll(double* umin, double* umax, double* growth) {
+    if (split_b_ == 0) return FactorBlocks<Fixed>(0, nb_, umin, umax, growth);
+    struct alignas(64) Part {
+        double umin, umax, growth;
+        bool ok;
+    } a{*umin, *umax, 0.0, false}, b{*umin, *umax, 0.0, false};
     double* v = values_.data();
-    double growth = 0.0;
-    for (int k = 0; k < nb_; ++k) {
+    RunBoth([&] { a.ok = FactorBlocks<Fixed>(0, split_a_, &a.umin, &a.umax, &a.growth); },
+            [&] {
+                std::fill(v + factor_size_, v + values_.size(), 0.0);
+                b.ok = FactorBlocks<Fixed>(split_a_, split_b_, &b.umin, &b.umax, &b.growth);
+            });
+    if (!a.ok || !b.ok) return false;
+    for (size_t q = 0; q < merge_.size(); q += 3) {
+        const double* from = v + merge_[q];
+        double* to = v + merge_[q + 1];
+        for (int r = 0; r < merge_[q + 2]; ++r) to[r] += from[r];
+    }
+    *umin = std::min(a.umin, b.umin), *umax = std::max(a.umax, b.umax);
+    double rest = 0.0;
+    const bool ok = FactorBlocks<Fixed>(split_b_, nb_, umin, umax, &rest);
+    *growth = std::max({a.growth, b.growth, rest});
+    return ok;
+}
+
+// Columns k0 .. k1 - 1. Fixed = B > 0: every block has B unknowns (loops at compile-time trip
+// counts); 0: any sizes.
+template <int Fixed>
+bool BlockLu::FactorBlocks(int k0, int k1, double* umin, double* umax, double* growth_out) {
+    double* v = values_.data();
+    // Pivot range and growth in locals, written back at the end: the two parts' results lie
+    // side by side, and updating them per block from two threads shares their cache line.
+    double growth = 0.0, lo = *umin, hi = *umax;
+    for (int k = k0; k < k1; ++k) {
         const int b = Fixed > 0 ? Fixed : size_[k];
         double* d = v + diag_[k];
         // D_k^-1 from its LU (partial pivoting inside the block), in place of D_k.
-        if (!InvertInPlace<Fixed>(d, b, umin, umax)) return false;
+        if (!InvertInPlace<Fixed>(d, b, &lo, &hi)) return false;
         // L_ik := A_ik D_k^-1.
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
             const int bi = Fixed > 0 ? Fixed : size_[struct_[q]];
@@ -287,7 +442,7 @@ bool BlockLu::FactorBlocks(double* umin, double* umax, double* growth_out) {
             growth = std::max(growth, MultiplyInPlace<Fixed>(d, u, b, b, bj, u));
         }
     }
-    *growth_out = growth;
+    *growth_out = growth, *umin = lo, *umax = hi;
     return true;
 }
 
@@ -298,22 +453,47 @@ void BlockLu::Solve(Eigen::VectorXd& bv) {
 }
 
 // Forward: y_i -= L_ik y_k, then y_k := D_k^-1 y_k; backward: x_k = y_k - sum_j W_kj x_j. The
-// chain of dependent operations per block is one small matrix-vector product each way.
+// chain of dependent operations per block is one small matrix-vector product each way. With
+// the split, both sweeps of parts A and B run as two tasks (B's forward updates of the
+// separator's unknowns into work_[n_ ..], added in after both).
 template <int Fixed>
 void BlockLu::SolveBlocks(double* b) {
     double* y = work_.data();  // block k of the elimination order at off[k]
-    const double* v = values_.data();
     const int* off = offset_.data();
     auto size = [&](int k) { return Fixed > 0 ? Fixed : size_[k]; };
     for (int k = 0; k < nb_; ++k)
         for (int r = 0; r < size(k); ++r) y[off[k] + r] = b[first_[k] + r];
-    for (int k = 0; k < nb_; ++k) {
+    if (split_b_ == 0) {
+        ForwardBlocks<Fixed>(0, nb_, y);
+        BackwardBlocks<Fixed>(0, nb_, y);
+    } else {
+        RunBoth([&] { ForwardBlocks<Fixed>(0, split_a_, y); },
+                [&] {
+                    std::fill(work_.begin() + n_, work_.end(), 0.0);
+                    ForwardBlocks<Fixed>(split_a_, split_b_, y);
+                });
+        const int sep = off[split_b_];
+        for (int r = 0; r < n_ - sep; ++r) y[sep + r] += y[n_ + r];
+        ForwardBlocks<Fixed>(split_b_, nb_, y);
+        BackwardBlocks<Fixed>(split_b_, nb_, y);
+        RunBoth([&] { BackwardBlocks<Fixed>(0, split_a_, y); },
+                [&] { BackwardBlocks<Fixed>(split_a_, split_b_, y); });
+    }
+    for (int k = 0; k < nb_; ++k)
+        for (int r = 0; r < size(k); ++r) b[first_[k] + r] = y[off[k] + r];
+}
+
+template <int Fixed>
+void BlockLu::ForwardBlocks(int k0, int k1, double* y) const {
+    const double* v = values_.data();
+    const int* off = offset_.data();
+    auto size = [&](int k) { return Fixed > 0 ? Fixed : size_[k]; };
+    for (int k = k0; k < k1; ++k) {
         const int bk = size(k);
         double* yk = y + off[k];
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
-            const int i = struct_[q];
-            const int bi = size(i);
-            double* yi = y + off[i];
+            const int bi = size(struct_[q]);
+            double* yi = y + fwd_[q];
             const double* l = v + lpos_[q];
             for (int r = 0; r < bi; ++r) {
                 double sum = yi[r];
@@ -330,7 +510,14 @@ void BlockLu::SolveBlocks(double* b) {
         }
         for (int r = 0; r < bk; ++r) yk[r] = z[r];
     }
-    for (int k = nb_ - 1; k >= 0; --k) {
+}
+
+template <int Fixed>
+void BlockLu::BackwardBlocks(int k0, int k1, double* y) const {
+    const double* v = values_.data();
+    const int* off = offset_.data();
+    auto size = [&](int k) { return Fixed > 0 ? Fixed : size_[k]; };
+    for (int k = k1 - 1; k >= k0; --k) {
         const int bk = size(k);
         double* yk = y + off[k];
         for (int q = struct_begin_[k]; q < struct_begin_[k + 1]; ++q) {
@@ -345,8 +532,6 @@ void BlockLu::SolveBlocks(double* b) {
             }
         }
     }
-    for (int k = 0; k < nb_; ++k)
-        for (int r = 0; r < size(k); ++r) b[first_[k] + r] = y[off[k] + r];
 }
 
 }  // namespace mbstep::detail

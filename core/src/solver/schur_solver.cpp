@@ -246,9 +246,19 @@ class SchurSolver final : public LinearSolver {
     detail::BlockLu* blu_{nullptr};
     std::vector<int> dpos_blu_, spos_blu_;
     std::vector<char> sblu_first_;
+    // The same subtractions by entry (threads > 1: entries in parallel, each entry's terms in
+    // group order): entry e at sgather_pos_[e], its terms cx_[sgather_q_[b_e .. b_{e+1} - 1]]
+    // with b = sgather_begin_, starting from 0 when its first term is (sblu_first_).
+    std::vector<int> sgather_pos_, sgather_begin_, sgather_q_;
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
+    // The arena of threads_ threads (nullptr for one thread), created on first use.
+    tbb::task_arena* Arena() {
+        if (threads_ <= 1) return nullptr;
+        if (!arena_ || arena_->max_concurrency() != threads_) arena_.emplace(threads_);
+        return &*arena_;
+    }
     std::vector<double> cx_;           // C_k X_k of every group, laid out as spos_
     std::vector<double> cz_;           // C_k z_k of every group in a solve, laid out as rows_
     std::vector<double> group_rcond_;  // smallest/largest pivot per group (threads > 1)
@@ -483,6 +493,20 @@ void SchurSolver::MapIntoBlocks() {
             sblu_first_[q] = !written[spos_blu_[q]];
             written[spos_blu_[q]] = 1;
         }
+    // By entry: counting sort of the terms by position, stable (group order kept).
+    std::vector<int> count(written.size() + 1, 0);
+    for (int p : spos_blu_) ++count[p + 1];
+    sgather_pos_.clear(), sgather_begin_.assign(1, 0);
+    for (size_t p = 0; p < written.size(); ++p)
+        if (count[p + 1] > 0) {
+            sgather_pos_.push_back(static_cast<int>(p));
+            sgather_begin_.push_back(sgather_begin_.back() + count[p + 1]);
+        }
+    for (size_t p = 1; p < count.size(); ++p) count[p] += count[p - 1];
+    sgather_q_.assign(spos_blu_.size(), 0);
+    for (const Block& k : blocks_)
+        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) sgather_q_[count[spos_blu_[q]]++] = q;
+    for (auto* v : {&sgather_pos_, &sgather_begin_}) v->shrink_to_fit();
 }
 
 void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
@@ -681,16 +705,38 @@ bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
     for (size_t q = 0; q < d_pairs_.size(); ++q) s[dpos_blu_[q]] = a[d_pairs_[q].first];
     const int* spos = spos_blu_.data();
     const char* first = sblu_first_.data();
-    const bool ok = FactorGroups(a, [&](const Block& k, const double* cx) {
-        for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
-            double& e = s[spos[q]];
-            e = (first[q] ? 0.0 : e) - cx[q - k.spos];
-        }
-    });
+    bool ok;
+    if (threads_ <= 1) {
+        ok = FactorGroups(a, [&](const Block& k, const double* cx) {
+            for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) {
+                double& e = s[spos[q]];
+                e = (first[q] ? 0.0 : e) - cx[q - k.spos];
+            }
+        });
+    } else {
+        // All C_k X_k in cx_ first, then every entry's terms in group order: the same
+        // operations on each entry as above, the entries in parallel.
+        ok = FactorGroups(a, [](const Block&, const double*) {});
+        if (ok)
+            Arena()->execute([&] {
+                tbb::parallel_for(tbb::blocked_range<size_t>(0, sgather_pos_.size(), 1024),
+                                  [&](const tbb::blocked_range<size_t>& range) {
+                                      for (size_t e = range.begin(); e != range.end(); ++e) {
+                                          const int* q = sgather_q_.data() + sgather_begin_[e];
+                                          const int* end =
+                                              sgather_q_.data() + sgather_begin_[e + 1];
+                                          double sum = first[*q] ? 0.0 : s[sgather_pos_[e]];
+                                          for (; q != end; ++q) sum -= cx_[*q];
+                                          s[sgather_pos_[e]] = sum;
+                                      }
+                                  });
+            });
+    }
     if (!ok) {
         FallBack(A);
         return full_->Factor(A);
     }
+    blu_->set_arena(Arena());  // the split's two parts in parallel (the same bits on one thread)
     if (blu_->FactorValues()) return true;
     // A pivot of the block LU below 1e-13 of the largest or too much growth (no exchanges
     // between blocks): KLU with partial pivoting on S from now on, S assembled again in S_.
@@ -761,6 +807,7 @@ void SchurSolver::Solve(Eigen::VectorXd& bv) {
     }
     for (int q = 0; q < ns_; ++q) y[q] = b[s_members_[q]];
     for (size_t q = 0; q < rows_.size(); ++q) y[rows_[q]] -= cz_[q];
+    if (blu_) blu_->set_arena(Arena());
     if (ns_ > 0) s_solver_->Solve(y_);
     if (threads_ <= 1) {
         for (const Block& k : blocks_) SolveBackward(k, b, y);
