@@ -249,7 +249,11 @@ class SchurSolver final : public LinearSolver {
     // The same subtractions by entry (threads > 1: entries in parallel, each entry's terms in
     // group order): entry e at sgather_pos_[e], its terms cx_[sgather_q_[b_e .. b_{e+1} - 1]]
     // with b = sgather_begin_, starting from 0 when its first term is (sblu_first_).
+    // Built at the first factorization with threads (BuildEntryGather): a one-thread run and
+    // the initial derivatives' single factorization do not pay for them.
     std::vector<int> sgather_pos_, sgather_begin_, sgather_q_;
+    bool entry_gather_{false};
+    void BuildEntryGather();
     double block_rcond_{1.0};
     int threads_{1};
     std::optional<tbb::task_arena> arena_;
@@ -493,11 +497,16 @@ void SchurSolver::MapIntoBlocks() {
             sblu_first_[q] = !written[spos_blu_[q]];
             written[spos_blu_[q]] = 1;
         }
+    entry_gather_ = false;  // built at the first factorization with threads
+}
+
+void SchurSolver::BuildEntryGather() {
     // By entry: counting sort of the terms by position, stable (group order kept).
-    std::vector<int> count(written.size() + 1, 0);
+    const size_t positions = static_cast<size_t>(blu_->FactorNonzeros());
+    std::vector<int> count(positions + 1, 0);
     for (int p : spos_blu_) ++count[p + 1];
     sgather_pos_.clear(), sgather_begin_.assign(1, 0);
-    for (size_t p = 0; p < written.size(); ++p)
+    for (size_t p = 0; p < positions; ++p)
         if (count[p + 1] > 0) {
             sgather_pos_.push_back(static_cast<int>(p));
             sgather_begin_.push_back(sgather_begin_.back() + count[p + 1]);
@@ -507,6 +516,7 @@ void SchurSolver::MapIntoBlocks() {
     for (const Block& k : blocks_)
         for (int q = k.spos; q < k.spos + k.nr * k.nc; ++q) sgather_q_[count[spos_blu_[q]]++] = q;
     for (auto* v : {&sgather_pos_, &sgather_begin_}) v->shrink_to_fit();
+    entry_gather_ = true;
 }
 
 void SchurSolver::FallBack(const Eigen::SparseMatrix<double>& A) {
@@ -716,6 +726,7 @@ bool SchurSolver::FactorIntoBlocks(const Eigen::SparseMatrix<double>& A) {
     } else {
         // All C_k X_k in cx_ first, then every entry's terms in group order: the same
         // operations on each entry as above, the entries in parallel.
+        if (!entry_gather_) BuildEntryGather();
         ok = FactorGroups(a, [](const Block&, const double*) {});
         if (ok)
             Arena()->execute([&] {
