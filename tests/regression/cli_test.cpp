@@ -232,3 +232,45 @@ TEST_CASE("conventions: --help of every command, --version, mbdyn's -f, analyze 
     CHECK(rows_after(Slurp(a), "bdf,,") == rows_after(Slurp(b), "ms2,0,"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("mbstep run: a deck of 64 KiB or more runs with huge pages for the heap, same results") {
+    const fs::path dir = fs::temp_directory_path() / "mbstep_cli_huge_pages";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // The heavy top, made a large deck by a comment block (the size decides, not the model).
+    const fs::path big = dir / "big.mbd", small = dir / "small.mbd";
+    {
+        const std::string top = Slurp(SourcePath("examples/heavy-top/heavy-top.mbd"));
+        std::ofstream(small) << top;
+        std::ofstream f(big);
+        f << top;
+        for (int i = 0; i < 1200; ++i)
+            f << "# padding line of a large deck ........................................\n";
+    }
+    REQUIRE(fs::file_size(big) >= (64u << 10));
+    const std::string on = (dir / "on").string(), off = (dir / "off").string();
+    REQUIRE(Shell(kExe + " run " + big.string() + " -o " + on +
+                  " --final-time 0.05 --quiet > /dev/null") == 0);
+    REQUIRE(Shell("MBSTEP_HUGE_PAGES=0 " + kExe + " run " + big.string() + " -o " + off +
+                  " --final-time 0.05 --quiet > /dev/null") == 0);
+    for (const char* ext : {".mov", ".out", ".csv", ".jnt"}) {
+        INFO(ext);
+        CHECK(!Slurp(on + ext).empty());
+        CHECK(Slurp(on + ext) == Slurp(off + ext));
+    }
+    // The running process's environment (after its one exec) names the glibc tunable exactly
+    // when the kernel has transparent huge pages and the deck is large.
+    const std::string thp = Slurp("/sys/kernel/mm/transparent_hugepage/enabled");
+    const bool kernel_thp = !thp.empty() && thp.find("[never]") == std::string::npos;
+    auto tunable_seen = [&](const std::string& env, const fs::path& deck) {
+        const std::string script =
+            env + " " + kExe + " run " + deck.string() + " --no-output --final-time 1000 --quiet" +
+            " > /dev/null 2>&1 & p=$!; sleep 1; tr '\\0' '\\n' < /proc/$p/environ | grep -q " +
+            "'glibc.malloc.hugetlb=1'; r=$?; kill $p; wait $p; exit $r";
+        return Shell(script) == 0;
+    };
+    CHECK(tunable_seen("", big) == kernel_thp);
+    CHECK_FALSE(tunable_seen("MBSTEP_HUGE_PAGES=0", big));
+    CHECK_FALSE(tunable_seen("", small));
+    fs::remove_all(dir);
+}
