@@ -97,7 +97,9 @@ const char* kHelp =
     "\n"
     "environment: MBSTEP_PLUGIN_PATH, a colon-separated list of plugin folders (or .so files)\n"
     "searched before the installed plugin folder; a lib*.so that is not an mbstep plugin is\n"
-    "skipped with a warning, the same plugin found twice is loaded once.\n";
+    "skipped with a warning, the same plugin found twice is loaded once. MBSTEP_HUGE_PAGES=0:\n"
+    "`run` of a deck of 64 KiB or more does not restart itself with glibc's huge-page tunable\n"
+    "(glibc.malloc.hugetlb=1, transparent huge pages for the heap of a large model).\n";
 
 // ---------------------------------------------------------------------------------------------
 // `analyze`: the linear analysis of [Zhang, Masarati et al., section 4]
