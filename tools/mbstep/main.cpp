@@ -509,7 +509,8 @@ int RunCommand(const std::vector<std::string>& args) {
 // and `-f DECK` with a deck file of 64 KiB or more (the 1000-link chain's is 260 KiB; the
 // second start costs about 1.5 ms, 5 % of the heavy top's 1 s run, whose heap is small): not
 // when the kernel has transparent huge pages off, when GLIBC_TUNABLES already names the
-// tunable, or when MBSTEP_HUGE_PAGES=0. If the exec fails, the process goes on as started.
+// tunable, under valgrind, or when MBSTEP_HUGE_PAGES=0. If the exec fails, the process goes on as
+// started.
 void RunWithHugePages(int argc, char** argv) {
     if (argc < 3 || (std::string(argv[1]) != "run" && std::string(argv[1]) != "-f")) return;
     std::error_code ec;
@@ -524,9 +525,18 @@ void RunWithHugePages(int argc, char** argv) {
     std::string mode;
     std::getline(thp, mode);
     if (mode.find("[never]") != std::string::npos || mode.empty()) return;
+    // Under valgrind (its preload library in LD_PRELOAD) /proc/self/exe is valgrind's tool: the
+    // run stays in the process valgrind watches.
+    if (const char* preload = std::getenv("LD_PRELOAD");
+        preload && std::string(preload).find("vgpreload") != std::string::npos)
+        return;
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return;
+    self[n] = '\0';
     tunables += (tunables.empty() ? "" : ":") + std::string("glibc.malloc.hugetlb=1");
     if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-    execv("/proc/self/exe", argv);
+    execv(self, argv);
     // The exec failed: go on without.
     if (given)
         setenv("GLIBC_TUNABLES", given, 1);
