@@ -112,7 +112,9 @@ std::string ModelSummary(const Deck& deck, Formulation& f) {
         deck.settings.solver.linear_solver_requested != deck.settings.solver.linear_solver)
         os << " (deck asked for " << deck.settings.solver.linear_solver_requested << ")";
     os << "\nnonlinear solver: newton raphson"
-       << (deck.settings.solver.modified_newton ? ", modified" : "")
+       << (deck.settings.solver.modified_newton            ? ", modified"
+           : deck.settings.solver.jacobian_every_iteration ? ", true"
+                                                           : "")
        << (deck.settings.solver.modified_newton && deck.settings.solver.modified_newton_adaptive
                ? ", adaptive"
                : "")

@@ -35,6 +35,7 @@ SolverSettings EmlNewtonSettings(const SolverSettings& deck) {
     s.max_iterations_at_most = false;
     s.modified_newton = false;
     s.modified_newton_adaptive = false;
+    s.jacobian_every_iteration = true;
     s.output_iterations = s.output_residual = s.output_solution = false;
     return s;
 }

@@ -203,7 +203,12 @@ TEST_CASE("allocation: none per step with the second-order formulations (Jacobia
     // parameters`: their Jacobian pieces, T, the products K T, B T, C D and the iteration
     // matrix are written into fixed patterns.
     CheckNoAllocationsAfterWarmUp("generalized alpha, 0.9", false);
-    CheckNoAllocationsAfterWarmUp("hht, -0.1", false);
+    // With KLU: `auto` picks schur here, whose node groups on Euler parameters are singular
+    // but for the norm constraint's multiplier (the quaternion block 4 L^T J L has rank 3), so
+    // schur falls back to KLU, once, at whichever step a group's pivot ratio first drops under
+    // 1e-13: an allocation at a step that depends on the iterates, not on the Jacobians'
+    // assembly this case is about.
+    CheckNoAllocationsAfterWarmUp("hht, -0.1", false, 1, "klu");
 }
 
 TEST_CASE("allocation: none per step with schur's block LU of S (50-link chain)") {

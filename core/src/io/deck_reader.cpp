@@ -564,9 +564,12 @@ const DeckReader::Table& DeckReader::TableOf(DeckBlock block) {
                  O::kActs,
                  &D::NonlinearSolver,
                  kEnded,
-                 L{{"`nonlinear solver: newton raphson [, modified, N [, adaptive]];`",
-                    "MBDyn's; `adaptive` is mbstep's; `keep jacobian matrix`, `honor element "
-                    "requests` warn; other solvers refused"}}},
+                 L{{"`nonlinear solver: newton raphson [, true | , modified, N [, adaptive]];`",
+                    "MBDyn's; `true`: a Jacobian at every iteration; without `true` or "
+                    "`modified` (and without the statement) mbstep reuses a step's Jacobian at "
+                    "its later iterations while each cuts the residual tenfold (DESIGN.md, "
+                    "\"Solver services\"); `adaptive` is mbstep's; `keep jacobian matrix`, "
+                    "`honor element requests` warn; other solvers refused"}}},
                 {{"linear solver", "solver"},
                  O::kActs,
                  &D::LinearSolverStatement,
@@ -1254,6 +1257,7 @@ void DeckReader::NonlinearSolver(const Stmt&) {
         in_.Fail(at, "nonlinear solver '" + name + "' is not supported (use newton raphson)");
     if (in_.IsKeyword("true")) {
         s.modified_newton = false;
+        s.jacobian_every_iteration = true;
     } else if (in_.IsKeyword("modified")) {
         const long n = in_.GetInt("modified newton iterations", 1, kIntMax);
         s.modified_newton = true;

@@ -163,6 +163,13 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         jacobian_valid_ = false;
     }
     const bool started_with_reuse = modified && jacobian_valid_;
+    // Without `modified`: a fresh Jacobian at every iteration (`true`), or at the first of the
+    // point and then while an iteration with it contracts the residual by less than
+    // kChordContraction (the default: the chord iteration of a simplified Newton method in
+    // Newton's range, Deuflhard, "Newton Methods for Nonlinear Problems", 2004, sec. 2.1.4).
+    const bool every = !modified && settings_.jacobian_every_iteration;
+    bool fresh_last = false, fresh_before = false;  // the last two corrections: fresh matrices
+    bool monotone = true;  // no iteration of the point has raised the residual
     const int max_it = settings_.max_iterations;
     dx_sum_.setZero();
     double previous = 0.0, before_previous = 0.0;  // the residuals one and two iterations back
@@ -178,7 +185,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         // will not meet the tolerance is then not evaluated twice (a point that converges
         // sooner than the last wastes one Jacobian).
         const bool jacobian_now = (it == 0 && (!modified || !jacobian_valid_)) ||
-                                  (!modified && it < static_cast<int>(last_iterations_));
+                                  (every && it < static_cast<int>(last_iterations_));
         if (jacobian_now)
             system.ResidualAndJacobian(r_, *J_);
         else
@@ -229,8 +236,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         // Sec. IV.8, with the quadratic instead of the linear rate); the stall would cost one
         // more iteration to see. The Jacobian bound is computed once per point, when it is
         // first needed (a point that meets the tolerance never pays for it).
+        // (Only after two corrections with fresh matrices: a chord iteration's rate is linear.)
         const bool certified =
-            !modified && it >= 2 && previous <= 1e-2 * before_previous &&
+            !modified && it >= 2 && fresh_last && fresh_before &&
+            previous <= 1e-2 * before_previous &&
             previous / (before_previous * before_previous) * previous * previous <=
                 0.1 * settings_.residual_tolerance;
         bool res_ok =
@@ -273,6 +282,13 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         }
         // Decide whether to (re)factor.
         bool refactor = !modified || !jacobian_valid_;
+        // Chord iterations only while the point's residuals fall and the last fell by
+        // kChordContraction: an iterate outside Newton's range of quadratic convergence
+        // (residuals that grew on the way, as in a large load step) gets full Newton.
+        if (it > 0 && rn > previous) monotone = false;
+        if (!modified && !every && monotone && it > 0 && jacobian_valid_ &&
+            rn <= kChordContraction * previous)
+            refactor = false;  // the last iteration contracted well: its matrix serves
         if (modified && jacobian_valid_) {
             if (settings_.modified_newton_iterations > 0 &&
                 uses_of_factorization_ >= settings_.modified_newton_iterations)
@@ -298,6 +314,8 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             uses_of_factorization_ = 0;
         }
         ++uses_of_factorization_;
+        fresh_before = fresh_last;
+        fresh_last = refactor;
         before_previous = previous;
         previous = rn;
         dx_ = -r_;

@@ -88,7 +88,7 @@ void SecondOrderFormulationBase::AddElementResiduals(const Chart& chart,
                                                      Eigen::VectorXd& f,
                                                      Eigen::VectorXd& phi) const {
     const auto& elems = model_.elements();
-    ElementBlock b;
+    ElementBlock& b = block_;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
         b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, false);
@@ -101,7 +101,7 @@ template <class Chart>
 void SecondOrderFormulationBase::AddElementJacobians(const Chart& chart,
                                                      const Eigen::VectorXd& lambda) {
     const auto& elems = model_.elements();
-    ElementBlock b;
+    ElementBlock& b = block_;
     for (int e : active_elements_) {
         const Element& el = *elems[e];
         b.Reset(static_cast<int>(el.nodes().size()), elements_[e].m, true);

@@ -103,6 +103,9 @@ class SecondOrderFormulationBase : public Formulation, public SecondOrderProblem
     std::vector<NodeInertia> inertia_;  // per node, node frame
     std::vector<ElementSlot> elements_;
     std::vector<int> active_elements_;
+    /// The element pass's block, kept so that its dynamic arrays are allocated once (serial
+    /// passes: AddElementResiduals, AddElementJacobians).
+    mutable ElementBlock block_;
     std::vector<FrameState> states_;
     std::vector<const FrameState*> ptrs_;  // per element, flattened (ptr_offset_)
     std::vector<int> ptr_offset_;

@@ -24,6 +24,11 @@ struct SolverSettings {
     /// mbstep's `modified, N, adaptive`: fall back to fresh Jacobians when reuse does not pay
     /// (the policy: NewtonSolver, solver/newton.hpp).
     bool modified_newton_adaptive{false};
+    /// Without `modified`: true (`newton raphson, true`) assembles and factors the Jacobian at
+    /// every iteration; false (the default) at the first iteration of every point, then reuses
+    /// that factorization at the point's later iterations while each contracts the residual by
+    /// kChordContraction or more (NewtonSolver, solver/newton.hpp).
+    bool jacobian_every_iteration{false};
     std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "schur" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)
     std::string linear_solver_ordering{"auto"};  ///< KLU: auto | amd | colamd | natural | rcm

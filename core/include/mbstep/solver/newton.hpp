@@ -2,10 +2,13 @@
 //
 //   repeat: r = R(x); test ||r||; solve J dx = -r; x += dx; test ||dx||
 //
-// Full Newton assembles and factors J every iteration. Modified Newton keeps the last
-// factorization (also across steps) and refactors when (a) `modified, N` iterations were done
-// with it, (b) the contraction rate ||r_k|| / ||r_k-1|| exceeds 0.5, or (c) the caller says the
-// iteration matrix changed (new coefficient c). With `modified, N, adaptive` a point (a call of
+// Newton (the default) assembles and factors J at the first iteration of a point (a call of
+// Solve) and at every later iteration whose predecessor contracted the residual by less than
+// kChordContraction; the others reuse the point's factorization (chord iterations). Full
+// Newton (`newton raphson, true`) assembles and factors J every iteration. Modified Newton keeps
+// the last factorization (also across steps) and refactors when (a) `modified, N` iterations were
+// done with it, (b) the contraction rate ||r_k|| / ||r_k-1|| exceeds 0.5, or (c) the caller says
+// the iteration matrix changed (new coefficient c). With `modified, N, adaptive` a point (a call of
 // Solve) that started with a reused factorization and needed more than kAdaptiveIterations
 // iterations makes the next points start with a fresh Jacobian: 1 point, then 2, 4, ... up to
 // kAdaptiveMaxFresh while reuse keeps failing, back to 1 after a point that reuse served
@@ -128,10 +131,15 @@ class NewtonSolver {
     Eigen::VectorXd excess_;          ///< ResidualAboveRoundoff's work vector
     void AdaptReuse(bool started_with_reuse, int iterations);
     static constexpr int kAdaptiveIterations = 2;
+    /// The default policy reuses a point's factorization after an iteration that reduced the
+    /// residual at least this much: a chord iteration (residual + solve) costs about a third of
+    /// a fresh one (Jacobian + factorization + solve) on the chain, so it pays while it gains a
+    /// decade per iteration (docs/DESIGN.md, "Solver services").
+    static constexpr double kChordContraction = 0.1;
     static constexpr int kAdaptiveMaxFresh = 64;
     bool jacobian_valid_{false};
-    /// Full Newton: the iterations the last point took (at most 255). Iterations before that
-    /// count ask for the Jacobian with the residual (one pass over the elements), as a point
+    /// `newton raphson, true`: the iterations the last point took (at most 255). Iterations before
+    /// that count ask for the Jacobian with the residual (one pass over the elements), as a point
     /// is likely to need as many iterations as the last.
     std::uint8_t last_iterations_{0};
     int uses_of_factorization_{0};
