@@ -170,6 +170,12 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     const bool every = !modified && settings_.jacobian_every_iteration;
     bool fresh_last = false, fresh_before = false;  // the last two corrections: fresh matrices
     bool monotone = true;  // no iteration of the point has raised the residual
+    // Chord iterations at this point: not after a point whose chord iteration did not end it
+    // (then 1, 2, 4, ... up to kChordMaxOff points without, back to 1 after a point that one
+    // chord iteration ended; iteration counts only, so runs are reproducible).
+    const bool chord = !modified && !every && chord_off_left_ == 0;
+    if (chord_off_left_ > 0) --chord_off_left_;
+    bool chord_failed = false;
     const int max_it = settings_.max_iterations;
     dx_sum_.setZero();
     double previous = 0.0, before_previous = 0.0;  // the residuals one and two iterations back
@@ -258,6 +264,17 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             it > 0 &&
             ((settings_.solution_tolerance > 0.0 && res.solution <= settings_.solution_tolerance) ||
              system.IncrementConverged(dx_));
+        if (chord && it > 0 && !fresh_last) {  // the last correction was a chord iteration's
+            if (!(res_ok || sol_ok)) {
+                chord_failed = true;
+            } else if (!chord_failed) {
+                chord_off_next_ = 1;
+            }
+        }
+        if (chord_failed && (res_ok || sol_ok || it >= max_it)) {
+            chord_off_left_ = chord_off_next_;
+            chord_off_next_ = std::min(2 * chord_off_next_, kChordMaxOff);
+        }
         if (res_ok || sol_ok) {
             if (settings_.output_iterations) std::printf("\tIteration(%d) %g\n", it, rn);
             res.converged = true;
@@ -282,12 +299,16 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
         }
         // Decide whether to (re)factor.
         bool refactor = !modified || !jacobian_valid_;
-        // Chord iterations only while the point's residuals fall and the last fell by
-        // kChordContraction: an iterate outside Newton's range of quadratic convergence
-        // (residuals that grew on the way, as in a large load step) gets full Newton.
+        // Chord iterations only while the point's residuals fall, the last fell by
+        // kChordContraction, and the residual is within kChordReach of the tolerance: an
+        // iterate outside Newton's range of quadratic convergence (residuals that grew on the
+        // way, as in a large load step) gets full Newton, and so does a residual that one
+        // chord iteration would not bring to the tolerance (its rate is linear: the 10 000-link
+        // chain contracts by 1e-2 per chord iteration from 1e-5, where a fresh matrix reaches
+        // the round-off floor in one).
         if (it > 0 && rn > previous) monotone = false;
-        if (!modified && !every && monotone && it > 0 && jacobian_valid_ &&
-            rn <= kChordContraction * previous)
+        if (chord && monotone && it > 0 && jacobian_valid_ && rn <= kChordContraction * previous &&
+            rn <= kChordReach * settings_.residual_tolerance)
             refactor = false;  // the last iteration contracted well: its matrix serves
         if (modified && jacobian_valid_) {
             if (settings_.modified_newton_iterations > 0 &&

@@ -136,6 +136,12 @@ class NewtonSolver {
     /// a fresh one (Jacobian + factorization + solve) on the chain, so it pays while it gains a
     /// decade per iteration (docs/DESIGN.md, "Solver services").
     static constexpr double kChordContraction = 0.1;
+    /// ... and only from a residual within this factor of the tolerance: one chord iteration,
+    /// at the rates measured on the chains (1e-3 from residuals of 1e-6), then meets it.
+    static constexpr double kChordReach = 1000.0;
+    static constexpr int kChordMaxOff = 64;
+    int chord_off_left_{0};  ///< points still to take without chord iterations
+    int chord_off_next_{1};  ///< how many after the next point whose chord iteration failed
     static constexpr int kAdaptiveMaxFresh = 64;
     bool jacobian_valid_{false};
     /// `newton raphson, true`: the iterations the last point took (at most 255). Iterations before
