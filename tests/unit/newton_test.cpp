@@ -238,3 +238,73 @@ TEST_CASE("Newton: the solution test `minmax` reports the increment's max-norm")
         CHECK(r.solution == (t == ResidualTest::kMinMax ? 4.0 : 5.0));
     }
 }
+
+namespace {
+// r(x) = e + q e^3 with e = x - t, J exact: Newton's range of quadratic convergence, where a
+// chord iteration (the first iteration's matrix, 1 + 3 q at e = -1) contracts by about 3 q.
+struct Cubic : NewtonSystem {
+    double q{0.01}, t{0.0}, x{0.0};
+    void Residual(Eigen::VectorXd& r) override {
+        const double e = x - t;
+        r[0] = e + q * e * e * e;
+    }
+    void Jacobian(Eigen::SparseMatrix<double>& J) override {
+        const double e = x - t;
+        J.coeffRef(0, 0) = 1.0 + 3.0 * q * e * e;
+    }
+    void Update(const Eigen::VectorXd& dx) override { x += dx[0]; }
+    std::string DescribeEquation(int) const override { return "x"; }
+};
+
+// Points 0..n-1 with t = point number + 1 (each starts at e = -1); the points that took a chord
+// iteration (fewer factorizations than iterations).
+std::vector<int> ChordPoints(double q, int n, bool every, std::vector<NewtonResult>* results) {
+    SolverSettings s;
+    s.residual_tolerance = 1e-4;
+    s.jacobian_every_iteration = every;
+    s.linear_solver = "naive";
+    NewtonSolver newton(s);
+    Eigen::SparseMatrix<double> pattern(1, 1);
+    pattern.insert(0, 0) = 1.0;
+    newton.Setup(pattern);
+    Cubic c;
+    c.q = q;
+    std::vector<int> chord;
+    for (int p = 0; p < n; ++p) {
+        c.t = p + 1.0;
+        const NewtonResult r = newton.Solve(c);
+        REQUIRE(r.converged);
+        CHECK(std::abs(c.x - c.t) <= 1e-4);
+        if (r.factorizations < r.iterations) chord.push_back(p);
+        results->push_back(r);
+    }
+    return chord;
+}
+}  // namespace
+
+TEST_CASE(
+    "Newton's default: chord iterations in Newton's range; `true`: a matrix every iteration") {
+    // q = 1e-3: e1 = 2e-3 after the fresh iteration, a chord iteration contracts by 3e-3 to
+    // 6e-6 and ends the point: every point takes one factorization and two iterations.
+    std::vector<NewtonResult> chord_runs, full_runs;
+    const std::vector<int> chord = ChordPoints(1e-3, 10, false, &chord_runs);
+    CHECK(chord.size() == 10);
+    for (const NewtonResult& r : chord_runs) {
+        CHECK(r.factorizations == 1);
+        CHECK(r.iterations == 2);
+    }
+    CHECK(ChordPoints(1e-3, 10, true, &full_runs).empty());
+    for (const NewtonResult& r : full_runs) CHECK(r.factorizations == r.iterations);
+}
+
+TEST_CASE(
+    "Newton's default: after a point whose chord iteration did not end it, none for 1, 2, "
+    "4, ... points") {
+    // q = 1e-2: e1 = 1.9e-2, the chord iteration (rate 0.03) leaves 5.7e-4 > 1e-4, a second
+    // ends the point: chord iterations at points 0, 2, 5, 10, 19 of 25 only.
+    std::vector<NewtonResult> runs;
+    CHECK(ChordPoints(1e-2, 25, false, &runs) == std::vector<int>{0, 2, 5, 10, 19});
+    CHECK(runs[0].iterations == 3);
+    CHECK(runs[0].factorizations == 1);
+    CHECK(runs[1].factorizations == runs[1].iterations);  // full Newton
+}
