@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 using namespace mbstep;
@@ -21,6 +22,16 @@ struct Line : NewtonSystem {
     std::string DescribeEquation(int) const override { return "x"; }
 };
 
+// A Newton solver with the dense LU on the 1 x 1 pattern of the scalar systems here.
+std::unique_ptr<NewtonSolver> ScalarNewton(SolverSettings s) {
+    s.linear_solver = "naive";
+    auto newton = std::make_unique<NewtonSolver>(s);
+    Eigen::SparseMatrix<double> pattern(1, 1);
+    pattern.insert(0, 0) = 1.0;
+    newton->Setup(pattern);
+    return newton;
+}
+
 struct Point {
     bool fresh;  // refactored at its first iteration
     int iterations;
@@ -33,11 +44,8 @@ std::vector<Point> Solve(bool adaptive, const std::vector<double>& slopes) {
     s.modified_newton = true;
     s.modified_newton_iterations = 100000;  // no refactorization by count
     s.modified_newton_adaptive = adaptive;
-    s.linear_solver = "naive";
-    NewtonSolver newton(s);
-    Eigen::SparseMatrix<double> pattern(1, 1);
-    pattern.insert(0, 0) = 1.0;
-    newton.Setup(pattern);
+    const std::unique_ptr<NewtonSolver> owner = ScalarNewton(s);
+    NewtonSolver& newton = *owner;
     Line line;
     std::vector<Point> out;
     for (size_t p = 0; p < slopes.size(); ++p) {
@@ -262,17 +270,13 @@ std::vector<int> ChordPoints(double q, int n, bool every, std::vector<NewtonResu
     SolverSettings s;
     s.residual_tolerance = 1e-4;
     s.jacobian_every_iteration = every;
-    s.linear_solver = "naive";
-    NewtonSolver newton(s);
-    Eigen::SparseMatrix<double> pattern(1, 1);
-    pattern.insert(0, 0) = 1.0;
-    newton.Setup(pattern);
+    const std::unique_ptr<NewtonSolver> newton = ScalarNewton(s);
     Cubic c;
     c.q = q;
     std::vector<int> chord;
     for (int p = 0; p < n; ++p) {
         c.t = p + 1.0;
-        const NewtonResult r = newton.Solve(c);
+        const NewtonResult r = newton->Solve(c);
         REQUIRE(r.converged);
         CHECK(std::abs(c.x - c.t) <= 1e-4);
         if (r.factorizations < r.iterations) chord.push_back(p);

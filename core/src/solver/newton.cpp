@@ -147,10 +147,9 @@ std::string NewtonSolver::NonConvergenceHint(const NewtonSystem& system, double 
 void NewtonSolver::AdaptReuse(bool started_with_reuse, int iterations) {
     if (!started_with_reuse) return;  // a fresh start says nothing about reuse
     if (iterations > kAdaptiveIterations) {
-        fresh_points_left_ = fresh_points_next_;
-        fresh_points_next_ = std::min(2 * fresh_points_next_, kAdaptiveMaxFresh);
+        fresh_points_.Failed();
     } else {
-        fresh_points_next_ = 1;
+        fresh_points_.Succeeded();
     }
 }
 
@@ -158,10 +157,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     NewtonResult res;
     const bool modified = settings_.modified_newton;
     const bool adaptive = modified && settings_.modified_newton_adaptive;
-    if (adaptive && fresh_points_left_ > 0) {
-        --fresh_points_left_;
-        jacobian_valid_ = false;
-    }
+    if (adaptive && fresh_points_.Take()) jacobian_valid_ = false;
     const bool started_with_reuse = modified && jacobian_valid_;
     // Without `modified`: a fresh Jacobian at every iteration (`true`), or at the first of the
     // point and then while an iteration with it contracts the residual by less than
@@ -173,8 +169,7 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
     // Chord iterations at this point: not after a point whose chord iteration did not end it
     // (then 1, 2, 4, ... up to kChordMaxOff points without, back to 1 after a point that one
     // chord iteration ended; iteration counts only, so runs are reproducible).
-    const bool chord = !modified && !every && chord_off_left_ == 0;
-    if (chord_off_left_ > 0) --chord_off_left_;
+    const bool chord = !modified && !every && !chord_off_.Take();
     bool chord_failed = false;
     const int max_it = settings_.max_iterations;
     dx_sum_.setZero();
@@ -268,13 +263,10 @@ NewtonResult NewtonSolver::Solve(NewtonSystem& system) {
             if (!(res_ok || sol_ok)) {
                 chord_failed = true;
             } else if (!chord_failed) {
-                chord_off_next_ = 1;
+                chord_off_.Succeeded();
             }
         }
-        if (chord_failed && (res_ok || sol_ok || it >= max_it)) {
-            chord_off_left_ = chord_off_next_;
-            chord_off_next_ = std::min(2 * chord_off_next_, kChordMaxOff);
-        }
+        if (chord_failed && (res_ok || sol_ok || it >= max_it)) chord_off_.Failed();
         if (res_ok || sol_ok) {
             if (settings_.output_iterations) std::printf("\tIteration(%d) %g\n", it, rn);
             res.converged = true;

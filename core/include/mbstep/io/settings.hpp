@@ -26,8 +26,8 @@ struct SolverSettings {
     bool modified_newton_adaptive{false};
     /// Without `modified`: true (`newton raphson, true`) assembles and factors the Jacobian at
     /// every iteration; false (the default) at the first iteration of every point, then reuses
-    /// that factorization at the point's later iterations while each contracts the residual by
-    /// kChordContraction or more (NewtonSolver, solver/newton.hpp).
+    /// that factorization in chord iterations where they pay (the rules: NewtonSolver,
+    /// solver/newton.hpp).
     bool jacobian_every_iteration{false};
     std::string linear_solver{"auto"};    ///< "auto" | "klu" | "naive" | "schur" | "sparselu"
     std::string linear_solver_requested;  ///< what the deck asked for (reported)

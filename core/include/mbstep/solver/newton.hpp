@@ -3,8 +3,9 @@
 //   repeat: r = R(x); test ||r||; solve J dx = -r; x += dx; test ||dx||
 //
 // Newton (the default) assembles and factors J at the first iteration of a point (a call of
-// Solve) and at every later iteration whose predecessor contracted the residual by less than
-// kChordContraction; the others reuse the point's factorization (chord iterations). Full
+// Solve); a later iteration reuses it (a chord iteration) while the point's residuals fall,
+// the last fell by kChordContraction and the residual is within kChordReach of the tolerance,
+// except for the points a failed chord iteration backs off (PointBackoff). Full
 // Newton (`newton raphson, true`) assembles and factors J every iteration. Modified Newton keeps
 // the last factorization (also across steps) and refactors when (a) `modified, N` iterations were
 // done with it, (b) the contraction rate ||r_k|| / ||r_k-1|| exceeds 0.5, or (c) the caller says
@@ -80,6 +81,28 @@ struct NewtonResult {
     std::string message;
 };
 
+/// Points to take without a reuse that failed: after a failure the next 1, 2, 4, ... up to
+/// `max` points (doubling while failures repeat), back to 1 after a success; counts, not
+/// timings, so runs are reproducible.
+class PointBackoff {
+  public:
+    explicit PointBackoff(int max) : max_(max) {}
+    /// At the start of a point: true while points are still to be taken without.
+    bool Take() {
+        if (left_ == 0) return false;
+        --left_;
+        return true;
+    }
+    void Failed() {
+        left_ = next_;
+        next_ = next_ * 2 < max_ ? next_ * 2 : max_;
+    }
+    void Succeeded() { next_ = 1; }
+
+  private:
+    int max_, left_{0}, next_{1};
+};
+
 class NewtonSolver {
   public:
     explicit NewtonSolver(const SolverSettings& s);
@@ -140,8 +163,7 @@ class NewtonSolver {
     /// at the rates measured on the chains (1e-3 from residuals of 1e-6), then meets it.
     static constexpr double kChordReach = 1000.0;
     static constexpr int kChordMaxOff = 64;
-    int chord_off_left_{0};  ///< points still to take without chord iterations
-    int chord_off_next_{1};  ///< how many after the next point whose chord iteration failed
+    PointBackoff chord_off_{kChordMaxOff};  ///< points without chord iterations
     static constexpr int kAdaptiveMaxFresh = 64;
     bool jacobian_valid_{false};
     /// `newton raphson, true`: the iterations the last point took (at most 255). Iterations before
@@ -149,8 +171,7 @@ class NewtonSolver {
     /// is likely to need as many iterations as the last.
     std::uint8_t last_iterations_{0};
     int uses_of_factorization_{0};
-    int fresh_points_left_{0};  ///< adaptive: points still to start with a fresh Jacobian
-    int fresh_points_next_{1};  ///< adaptive: how many after the next failed reuse
+    PointBackoff fresh_points_{kAdaptiveMaxFresh};  ///< adaptive: points to start fresh
 };
 
 }  // namespace mbstep
