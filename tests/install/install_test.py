@@ -111,6 +111,22 @@ def main():
         resolved = line.split("=>")[1].split()[0] if "=>" in line else ""
         if not os.path.realpath(resolved).startswith(os.path.realpath(prefix) + os.sep):
             fail("installed mbstep does not find libmbstep_core.so in the prefix: " + line)
+    # The installed plugin folder's index, written by the installed tool: every installed
+    # plugin listed with the size it has there, so that a run opens only what its deck names.
+    folder = os.path.dirname(plugins[0])
+    index_path = os.path.join(folder, "mbstep-plugins.index")
+    if not os.path.isfile(index_path):
+        fail(f"no plugin index {index_path} after cmake --install")
+    with open(index_path) as f:
+        index = f.read().splitlines()
+    if not index or not index[0].startswith("mbstep plugin index, ABI "):
+        fail(f"{index_path}: unexpected header {index[:1]}")
+    listed = {l.split("\t")[1]: int(l.split("\t")[2]) for l in index if l.startswith("plugin\t")}
+    for p in plugins:
+        name = os.path.basename(p)
+        if listed.get(name) != os.path.getsize(p):
+            fail(f"{index_path} lists {name} with size {listed.get(name)}, "
+                 f"the installed file has {os.path.getsize(p)}")
     listing = run([mbstep, "plugins"], env=env, what="installed mbstep plugins")
     for name in ("cgr", "bdf", "ms3", "spherical pin"):
         if name not in listing:

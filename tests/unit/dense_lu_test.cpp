@@ -6,7 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 #include <random>
+#include <vector>
+
+#include "mbstep/solver/linear_solver.hpp"
 
 namespace {
 
@@ -47,5 +51,36 @@ TEST_CASE("dense LU: the permuted one-rhs solve has the generic solve's bits, wi
     for (unsigned seed = 1; seed <= 20; ++seed) {
         CheckPermutedSolve<6>(seed);
         CheckPermutedSolve<12>(seed);
+    }
+}
+
+TEST_CASE("dense LU: `naive` on 1 to 20 unknowns has the run-time-size kernels' bits") {
+    // Up to 16 unknowns `naive` runs kernels compiled for the size; they must do the same
+    // operations in the same order as the run-time-size kernels (and solve the system).
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int n = 1; n <= 20; ++n) {
+        Eigen::MatrixXd A(n, n);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) A(i, j) = (i == j ? 1e-2 : 1.0) * u(gen);
+        Eigen::VectorXd b(n);
+        for (int i = 0; i < n; ++i) b[i] = u(gen);
+        const Eigen::SparseMatrix<double> S = A.sparseView();
+        auto solver = mbstep::MakeLinearSolver("naive");
+        solver->Analyze(S);
+        REQUIRE(solver->Factor(S));
+        Eigen::VectorXd x = b;
+        solver->Solve(x);
+
+        Eigen::MatrixXd lu = A;
+        std::vector<int> piv(static_cast<size_t>(n));
+        double umin = 0.0, umax = 0.0;
+        REQUIRE(mbstep::detail::LuFactorInPlace<0>(lu.data(), n, piv.data(), &umin, &umax));
+        Eigen::VectorXd generic = b;
+        mbstep::detail::LuSolveInPlace<0, 1>(lu.data(), piv.data(), n, generic.data());
+        INFO("n = " << n);
+        for (int i = 0; i < n; ++i) CHECK(x[i] == generic[i]);
+        CHECK(solver->ReciprocalCondition() == doctest::Approx(umin / umax));
+        CHECK((A * x - b).norm() <= 1e-12 * A.norm() * x.norm());
     }
 }

@@ -1,11 +1,16 @@
 // The plugin loader: a missing or broken plugin is named with the loader's error.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "mbstep/common.hpp"
+#include "mbstep/integrator/integrator.hpp"
+#include "mbstep/io/deck_reader.hpp"
 #include "mbstep/plugin/registry.hpp"
 
 using namespace mbstep;
@@ -195,6 +200,163 @@ TEST_CASE("a plugin requested by file in MBSTEP_PLUGIN_PATH must load") {
         LoadPlugins(reg);
         CHECK(reg.FindIntegrator("bdf") != nullptr);
         CHECK(CountWarnings(reg, " is the same file as ") == 1);
+    }
+    fs::remove_all(dir);
+}
+
+namespace {
+
+/// The lib*.so files of the build's plugin folder.
+std::vector<std::string> BuiltPluginFiles() {
+    std::vector<std::string> files;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(MBSTEP_BINARY_DIR) + "/lib/mbstep")) {
+        const std::string f = e.path().filename().string();
+        if (f.rfind("lib", 0) == 0 && e.path().extension() == ".so") files.push_back(f);
+    }
+    return files;
+}
+
+bool Opened(const Registry& reg, const std::string& file) {
+    const auto& l = reg.loaded_libraries();
+    return std::find(l.begin(), l.end(), file) != l.end();
+}
+
+std::string ReadText(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("plugin index: a registry opens a plugin when one of its names is looked up") {
+    // The build writes the index of its plugin folder (mbstep plugins --write-index).
+    REQUIRE(std::filesystem::exists(std::string(MBSTEP_BINARY_DIR) + "/lib/mbstep/" +
+                                    kPluginIndexFile));
+    Registry reg;
+    LoadPlugins(reg);
+    CHECK(reg.load_warnings().empty());
+    CHECK(reg.loaded_libraries().empty());  // every plugin pending
+    // Names are known without opening anything.
+    const std::vector<std::string> keys = reg.Keys();
+    CHECK(std::binary_search(keys.begin(), keys.end(), "integrator 'ms3'"));
+    CHECK(std::binary_search(keys.begin(), keys.end(), "element 'joint: spherical hinge'"));
+    bool bdf = false;
+    for (const RegisteredName& n : reg.Names(PluginKind::kIntegrator)) bdf |= n.name == "bdf";
+    CHECK(bdf);
+    CHECK(reg.loaded_libraries().empty());
+    // A lookup opens the one plugin that registers the name.
+    const IntegratorDescriptor* ms3 = reg.FindIntegrator("MS3");
+    REQUIRE(ms3 != nullptr);
+    CHECK(ms3->library == "libmbstep_lms.so");
+    CHECK(reg.loaded_libraries() == std::vector<std::string>{"libmbstep_lms.so"});
+    CHECK(reg.FindIntegrator("no such method") == nullptr);
+    CHECK(reg.loaded_libraries().size() == 1);
+    // An address stays valid while other plugins are opened.
+    REQUIRE(reg.FindElement("joint", "spherical  hinge") != nullptr);
+    CHECK(reg.loaded_libraries().size() == 2);
+    CHECK(reg.FindIntegrator("ms3") == ms3);
+    CHECK(reg.Keys() == keys);
+    // A listing opens every plugin, each once.
+    const std::size_t integrators = reg.integrators().size();
+    CHECK(integrators == reg.Names(PluginKind::kIntegrator).size());
+    std::vector<std::string> opened = reg.loaded_libraries(), files = BuiltPluginFiles();
+    std::sort(opened.begin(), opened.end());
+    std::sort(files.begin(), files.end());
+    CHECK(opened == files);
+    CHECK(reg.Keys() == keys);
+}
+
+TEST_CASE("plugin index: reading a deck opens only the plugins it names") {
+    Registry reg;
+    LoadPlugins(reg);
+    const Deck deck =
+        ReadDeck(std::string(MBSTEP_SOURCE_DIR) + "/examples/heavy-top/heavy-top.mbd", reg);
+    const std::vector<std::string>& opened = reg.loaded_libraries();
+    INFO(opened.size());
+    CHECK(Opened(reg, "libmbstep_lms.so"));  // method: ms
+    CHECK(!Opened(reg, "libmbstep_rk.so"));
+    CHECK(!Opened(reg, "libmbstep_esdirk.so"));
+    CHECK(!Opened(reg, "libmbstep_beams.so"));
+    CHECK(opened.size() < BuiltPluginFiles().size() / 2);
+}
+
+TEST_CASE("plugin index: written and read back; conflicts found from the index alone") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "mbstep_plugin_index";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string other = (dir / "libother_lms.so").string();
+    fs::copy_file(BuiltPlugin("libmbstep_lms.so"), other);
+    std::ofstream(dir / "libgarbage.so") << "not a library";
+    std::vector<std::string> skipped;
+    WritePluginIndex(dir.string(), &skipped);
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0].find((dir / "libgarbage.so").string()) != std::string::npos);
+    const std::string text = ReadText(dir / kPluginIndexFile);
+    CHECK(text.rfind("mbstep plugin index, ABI " + std::to_string(kPluginAbi) + "\n", 0) == 0);
+    CHECK(text.find("plugin\tlibother_lms.so\t" + std::to_string(fs::file_size(other)) + "\t") !=
+          std::string::npos);
+    CHECK(text.find("name\tintegrator\t\tms3\n") != std::string::npos);
+    CHECK(text.find("libgarbage") == std::string::npos);
+    // Loading that folder: a different plugin registering lms's names, known from the index.
+    PluginPathScope path(dir.string());
+    Registry reg;
+    CHECK_THROWS_WITH_AS(LoadPlugins(reg),
+                         doctest::Contains("two different plugins register integrator '"),
+                         RunError);
+    Registry again;
+    CHECK_THROWS_WITH_AS(LoadPlugins(again),
+                         doctest::Contains((BuiltPlugin("libmbstep_lms.so") + " and " + other +
+                                            " (remove one from the plugin folders)")
+                                               .c_str()),
+                         RunError);
+    CHECK(again.loaded_libraries().empty());  // neither was opened
+    fs::remove_all(dir);
+}
+
+TEST_CASE("plugin index: a stale entry opens the file; a listed file that fails names both") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "mbstep_plugin_stale";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string garbage = (dir / "libgarbage.so").string();
+    std::ofstream(garbage) << "not a library";
+    struct stat st {};
+    REQUIRE(::stat(garbage.c_str(), &st) == 0);
+    const long long mtime =
+        static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    auto write_index = [&](long long size) {
+        std::ofstream(dir / kPluginIndexFile)
+            << "mbstep plugin index, ABI " << kPluginAbi << "\nplugin\tlibgarbage.so\t" << size
+            << "\t" << mtime << "\nname\tintegrator\t\tzzz method\n";
+    };
+    PluginPathScope path(dir.string());
+    {
+        write_index(st.st_size + 1);  // another size: the entry is stale, the file is opened
+        Registry reg;
+        LoadPlugins(reg);
+        CHECK(CountWarnings(reg, "plugin " + garbage + " skipped: not an mbstep plugin") == 1);
+        CHECK(reg.FindIntegrator("zzz method") == nullptr);
+    }
+    {
+        write_index(st.st_size);  // matches: pending until looked up, then it fails
+        Registry reg;
+        LoadPlugins(reg);
+        CHECK(reg.load_warnings().empty());
+        CHECK_THROWS_WITH_AS(reg.FindIntegrator("zzz method"),
+                             doctest::Contains(("cannot load plugin " + garbage).c_str()),
+                             RunError);
+        CHECK(reg.FindIntegrator("zzz method") == nullptr);  // refused once, then unknown
+    }
+    {
+        std::ofstream(dir / kPluginIndexFile) << "mbstep plugin index, ABI 1\n";
+        Registry reg;
+        LoadPlugins(reg);
+        CHECK(CountWarnings(reg, "plugin index " + (dir / kPluginIndexFile).string() +
+                                     " ignored (line 1: not 'mbstep plugin index, ABI " +
+                                     std::to_string(kPluginAbi) + "')") == 1);
+        CHECK(CountWarnings(reg, "plugin " + garbage + " skipped") == 1);
     }
     fs::remove_all(dir);
 }

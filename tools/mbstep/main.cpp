@@ -4,7 +4,7 @@
 //              [--netcdf] [--flush-interval SECONDS] [--threads N] [--quiet]
 //   mbstep plot RUN_PREFIX... (--node L [--what W] | --csv COL | --joint L [--what W])
 //              [-o PNG] [--data-out CSV]   (plot.hpp)
-//   mbstep plugins [--markdown]
+//   mbstep plugins [--markdown | --write-index FOLDER]
 //   mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] [--output PREFIX]
 //                  [--no-plot]
 //   mbstep study convergence|work-precision DECK --methods METHOD... --steps H... [...]
@@ -50,7 +50,7 @@ const char* kUsage =
     "                  [--vtk] [--netcdf] [--flush-interval SECONDS] [--threads N] [--quiet]\n"
     "       mbstep plot RUN_PREFIX... (--node L [--what position|rotation|velocity|omega] |\n"
     "                  --csv COLUMN | --joint L [--what W]) [-o PNG] [--data-out CSV]\n"
-    "       mbstep plugins [--markdown]\n"
+    "       mbstep plugins [--markdown | --write-index FOLDER]\n"
     "       mbstep manual            (the input manual, docs/input.md, in Markdown)\n"
     "       mbstep analyze METHOD... [--rho R]... [--points N] [--min X] [--max X] "
     "[--output PREFIX] [--no-plot]\n"
@@ -76,6 +76,8 @@ const char* kHelp =
     "  plot RUN_PREFIX... (--node L [--what W] | --csv COLUMN | --joint L [--what W])\n"
     "                       time histories of runs as a PNG (matplotlib), several overlaid\n"
     "  plugins [--markdown] the loaded formulations, integrators, elements, drives and laws\n"
+    "  plugins --write-index FOLDER   the plugin index of FOLDER (a run then opens only the\n"
+    "                       plugins its deck names)\n"
     "  manual               the input manual (docs/input.md) in Markdown\n"
     "  analyze METHOD...    linear analysis on x'' + w^2 x = 0 of first-order, explicit RK and\n"
     "                       second-order methods: spectral radius, damping and period errors\n"
@@ -330,17 +332,33 @@ int Analyze(const std::vector<std::string>& args) {
 
 int Plugins(const std::vector<std::string>& args) {
     bool markdown = false;
-    for (const auto& a : args) {
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        const std::string& a = args[k];
         if (a == "--markdown") {
             markdown = true;
+        } else if (a == "--write-index") {
+            if (k + 2 != args.size() || markdown) {
+                std::cerr << "mbstep plugins: --write-index takes one folder and no other "
+                             "option\n";
+                return 2;
+            }
+            std::vector<std::string> skipped;
+            WritePluginIndex(args[k + 1], &skipped);
+            for (const std::string& s : skipped)
+                std::cerr << "mbstep: warning: not indexed: " << s << "\n";
+            return 0;
         } else if (a == "--help" || a == "-h") {
-            std::cout << "usage: mbstep plugins [--markdown]\n"
+            std::cout << "usage: mbstep plugins [--markdown | --write-index FOLDER]\n"
                          "Lists the loaded formulations, integrators, elements, drives and "
                          "constitutive laws with their libraries (MBSTEP_PLUGIN_PATH, then the "
                          "installed plugin folder).\n"
                          "  --markdown   docs/plugins.md: every method (with the formulations it "
                          "runs on), "
-                         "formulation, element, drive and law as Markdown tables\n";
+                         "formulation, element, drive and law as Markdown tables\n"
+                         "  --write-index FOLDER   opens every plugin of FOLDER and writes its "
+                         "index (mbstep-plugins.index: each file's size, time and names), so "
+                         "that a run opens only the plugins its deck names (the build and "
+                         "`cmake --install` write it)\n";
             return 0;
         } else {
             std::cerr << "mbstep plugins: unknown option '" << a << "'\n" << kUsage;

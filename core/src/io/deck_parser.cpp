@@ -720,8 +720,14 @@ DrivePtr DeckParser::GetDrive(std::string_view what) {
     }
     // A registered drive keyword (longest match).
     const DriveDescriptor* best = nullptr;
-    for (const DriveDescriptor& d : registry_.drives())
-        if (LooksLikeKeyword(d.name) && (!best || d.name.size() > best->name.size())) best = &d;
+    {
+        const std::string* longest = nullptr;
+        const std::vector<RegisteredName> names = registry_.Names(PluginKind::kDrive);
+        for (const RegisteredName& d : names)
+            if (LooksLikeKeyword(d.name) && (!longest || d.name.size() > longest->size()))
+                longest = &d.name;
+        if (longest) best = registry_.FindDrive(*longest);
+    }
     if (best) {
         IsKeyword(best->name);
         DrivePtr drive;
@@ -746,7 +752,8 @@ DrivePtr DeckParser::GetDrive(std::string_view what) {
         const bool call = q < t.size() && (t[q] == '(' || t[q] == ':');
         if (!call && !symbols_.Find(word) && word != "Time") {
             std::vector<std::string> names;
-            for (const DriveDescriptor& d : registry_.drives()) names.push_back(d.name);
+            for (const RegisteredName& d : registry_.Names(PluginKind::kDrive))
+                names.push_back(d.name);
             std::sort(names.begin(), names.end());
             Fail(at,
                  "unknown drive '" + word + "' (" + std::string(what) + "); accepted: " +
@@ -777,8 +784,14 @@ ConstitutiveLawPtr DeckParser::GetConstitutiveLaw(int dimension, std::string_vie
     }
     // A registered law keyword (longest match) defined for this dimension.
     const ConstitutiveLawDescriptor* best = nullptr;
-    for (const ConstitutiveLawDescriptor& d : registry_.constitutive_laws())
-        if (LooksLikeKeyword(d.name) && (!best || d.name.size() > best->name.size())) best = &d;
+    {
+        const std::string* longest = nullptr;
+        const std::vector<RegisteredName> names = registry_.Names(PluginKind::kConstitutiveLaw);
+        for (const RegisteredName& d : names)
+            if (LooksLikeKeyword(d.name) && (!longest || d.name.size() > longest->size()))
+                longest = &d.name;
+        if (longest) best = registry_.FindConstitutiveLaw(*longest);
+    }
     if (!best) {
         std::vector<std::string> names;
         for (const ConstitutiveLawDescriptor& d : registry_.constitutive_laws())

@@ -72,18 +72,24 @@ std::string Format(double v) {
     return buf;
 }
 
+/// The registered names of a kind (plugins not opened yet included), in registration order.
+std::vector<std::string> NamesOf(const Registry& registry, PluginKind kind) {
+    std::vector<std::string> names;
+    for (const RegisteredName& n : registry.Names(kind)) names.push_back(n.name);
+    return names;
+}
+
 /// `method: <name> [, parameters]`: the longest registered integrator name, then its reader.
 std::unique_ptr<Integrator> ReadMethod(DeckParser& in, const Registry& registry,
                                        std::string* name) {
     const SourceLocation at = in.Where();
-    std::vector<std::string> names;
-    for (const IntegratorDescriptor& d : registry.integrators()) names.push_back(d.name);
+    const std::vector<std::string> names = NamesOf(registry, PluginKind::kIntegrator);
     const int i = in.MatchOneOf(names);
     if (i < 0)
         in.Fail(at, "unknown method " + in.NextToken() + "; registered: " +
                         (names.empty() ? std::string("none (no integrator plugins are loaded)")
                                        : Join(names, true)));
-    const IntegratorDescriptor& d = registry.integrators()[i];
+    const IntegratorDescriptor& d = *registry.FindIntegrator(names[i]);
     std::unique_ptr<Integrator> integrator;
     try {
         integrator = d.make(in);
@@ -261,7 +267,7 @@ class DeckReader {
     std::map<std::string, std::vector<std::string>> element_names_;
     const std::vector<std::string>& ElementStatements() {
         if (element_statements_.empty())
-            for (const ElementDescriptor& d : registry_.elements()) {
+            for (const RegisteredName& d : registry_.Names(PluginKind::kElement)) {
                 std::string s = Registry::Normalize(d.statement);
                 if (std::find(element_statements_.begin(), element_statements_.end(), s) ==
                     element_statements_.end())
@@ -273,7 +279,7 @@ class DeckReader {
         auto it = element_names_.find(statement);
         if (it != element_names_.end()) return it->second;
         std::vector<std::string>& names = element_names_[statement];
-        for (const ElementDescriptor& d : registry_.elements())
+        for (const RegisteredName& d : registry_.Names(PluginKind::kElement))
             if (Registry::Normalize(d.statement) == statement && !d.name.empty())
                 names.push_back(d.name);
         return names;
@@ -1192,8 +1198,7 @@ void DeckReader::MethodStatement(const Stmt& st) {
 
 void DeckReader::FormulationStatement(const Stmt&) {
     const SourceLocation at = in_.Where();
-    std::vector<std::string> names;
-    for (const FormulationDescriptor& d : registry_.formulations()) names.push_back(d.name);
+    const std::vector<std::string> names = NamesOf(registry_, PluginKind::kFormulation);
     const int i = in_.MatchOneOf(names);
     if (i < 0)
         in_.Fail(at, "unknown formulation " + in_.NextToken() + "; registered: " +
@@ -1942,8 +1947,9 @@ void DeckReader::UserDefinedStatement(const SourceLocation& where) {
 // `name` is a file (absolute, or relative to the deck's folder, when it names a folder or ends
 // in .so), else libmbstep_<name>.so, <name>.so, lib<name>.so or <name> in the `loadable path:`
 // folders and then the plugin search path (MBSTEP_PLUGIN_PATH, the built-in folder). The
-// plugins of the search path are loaded at start, so naming one of them checks that it is
-// there and does nothing else.
+// plugins of the search path are registered at start (opened at their first use when their
+// folder's index lists them), so naming one of them checks that it is there and does nothing
+// else.
 void DeckReader::ModuleLoad(const SourceLocation& where) {
     const SourceLocation at = in_.Where();
     const std::string name = in_.GetString("module name");
@@ -2049,7 +2055,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
     std::string type;
     if (user_defined) {  // `user defined: label, type, ...`: any registered type by its name
         std::vector<std::string> names;
-        for (const ElementDescriptor& d : registry_.elements())
+        const std::vector<RegisteredName> registered = registry_.Names(PluginKind::kElement);
+        for (const RegisteredName& d : registered)
             if (!d.name.empty()) names.push_back(d.name);
         std::sort(names.begin(), names.end());
         names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -2059,8 +2066,8 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                   "; the element plugins provide: " + Join(names) +
                                   " (`module load: \"name\";` loads another plugin)");
         type = names[i];
-        const ElementDescriptor* found = nullptr;
-        for (const ElementDescriptor& d : registry_.elements())
+        const RegisteredName* found = nullptr;
+        for (const RegisteredName& d : registered)
             if (Registry::Normalize(d.name) == Registry::Normalize(type)) {
                 if (found)
                     in_.Fail(at_type, "user defined element type '" + type +
@@ -2068,7 +2075,7 @@ void DeckReader::ElementStatement(const std::string& statement, const SourceLoca
                                           "' and '" + d.statement + "'; write that statement");
                 found = &d;
             }
-        user_defined = found;
+        user_defined = found ? registry_.FindElement(found->statement, found->name) : nullptr;
     } else if (!FindElement(statement, "")) {
         const std::vector<std::string>& names = ElementNames(statement);
         const int i = in_.MatchOneOf(names);

@@ -5,12 +5,14 @@
 
 #include <Eigen/SparseLU>
 #include <algorithm>
+#include <array>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "dense_lu.hpp"
 #include "mbstep/common.hpp"
@@ -206,6 +208,38 @@ class KluSolver final : public LinearSolver {
 // solver for small problems). Right-looking, column-major, row interchanges recorded in piv_
 // (LAPACK getrf's unblocked algorithm); the column updates skip zero multipliers, which keeps
 // the sparse Newton matrices cheap. No allocation after Analyze().
+// Systems of up to kFixedMax unknowns (a rigid body's 6 and its joints': the heavy top has 9)
+// run kernels compiled for their size, whose loops the compiler unrolls: the same operations in
+// the same order as the run-time-size kernels (the same bits but for the sign of a zero).
+namespace {
+using FactorKernel = bool (*)(double*, int, int*, double*, double*, double*);
+/// b := A^-1 b from the factors, the reciprocal pivots and the row permutation.
+using SolveKernel = void (*)(const double*, const double*, const int*, double*);
+constexpr int kFixedMax = 16;
+/// The gathered right-hand side stays in registers (LuSolvePermuted): the generic solve's
+/// loads and stores of b stall on store forwarding, and a size-specialised copy of that loop
+/// measured no faster than the run-time-size one.
+template <int M>
+void SolveFixed(const double* a, const double* dinv, const int* perm, double* b) {
+    double z[M];
+    for (int i = 0; i < M; ++i) z[i] = b[perm[i]];
+    detail::LuSolvePermuted<M>(a, dinv, z);
+    for (int i = 0; i < M; ++i) b[i] = z[i];
+}
+template <int... M>
+constexpr std::array<FactorKernel, sizeof...(M) + 1> FactorKernels(
+    std::integer_sequence<int, M...>) {
+    return {&detail::LuFactorInPlace<0>, &detail::LuFactorInPlace<M + 1>...};
+}
+template <int... M>
+constexpr std::array<SolveKernel, sizeof...(M) + 1> SolveKernels(std::integer_sequence<int, M...>) {
+    return {nullptr, &SolveFixed<M + 1>...};
+}
+// Entry n: the kernels of size n (entry 0: run-time size).
+constexpr auto kFactorKernels = FactorKernels(std::make_integer_sequence<int, kFixedMax>{});
+constexpr auto kSolveKernels = SolveKernels(std::make_integer_sequence<int, kFixedMax>{});
+}  // namespace
+
 class DenseLuSolver final : public LinearSolver {
   public:
     std::string name() const override { return "naive"; }
@@ -214,6 +248,11 @@ class DenseLuSolver final : public LinearSolver {
         a_.assign(static_cast<size_t>(n_) * n_, 0.0);
         piv_.assign(n_, 0);
         factored_ = false;
+        const int k = n_ <= kFixedMax ? n_ : 0;
+        factor_ = kFactorKernels[static_cast<size_t>(k)];
+        solve_ = kSolveKernels[static_cast<size_t>(k)];
+        dinv_.assign(n_, 0.0);
+        perm_.assign(n_, 0);
     }
     bool Factor(const Eigen::SparseMatrix<double>& A) override {
         const int n = n_;
@@ -229,17 +268,21 @@ class DenseLuSolver final : public LinearSolver {
             norm1_ = std::max(norm1_, col);
         }
         double umax = 0.0, umin = 0.0;
-        if (!detail::LuFactorInPlace(a, n, piv_.data(), &umin, &umax)) {  // zero, NaN or Inf
+        if (!factor_(a, n, piv_.data(), &umin, &umax, dinv_.data())) {  // zero, NaN or Inf
             factored_ = false;
             rcond_ = 0.0;
             return false;
         }
         rcond_ = n > 0 ? umin / umax : 1.0;
+        if (solve_) detail::LuPermutation(piv_.data(), n, perm_.data());
         factored_ = true;
         return true;
     }
     void Solve(Eigen::VectorXd& b) override {
-        detail::LuSolveInPlace(a_.data(), piv_.data(), n_, b.data());
+        if (solve_)
+            solve_(a_.data(), dinv_.data(), perm_.data(), b.data());
+        else
+            detail::LuSolveInPlace(a_.data(), piv_.data(), n_, b.data());
     }
     /// Smallest over largest pivot magnitude (as klu_rcond).
     double ReciprocalCondition() override { return factored_ ? rcond_ : 0.0; }
@@ -265,6 +308,10 @@ class DenseLuSolver final : public LinearSolver {
     double rcond_{0.0}, norm1_{0.0};
     std::vector<double> a_;  // column-major LU factors (unit L below the diagonal)
     std::vector<int> piv_;
+    std::vector<double> dinv_;  // 1 / U(k, k)
+    std::vector<int> perm_;     // LuPermutation of piv_ (size-specialised solves)
+    FactorKernel factor_{&detail::LuFactorInPlace<0>};
+    SolveKernel solve_{nullptr};  // null: the run-time-size solve
 };
 
 // `auto` (the default): `naive` up to kDenseMaxUnknowns unknowns; above, `schur` where it

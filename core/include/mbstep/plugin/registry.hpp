@@ -3,9 +3,11 @@
 // read it.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,7 @@ class Formulation;
 class Model;
 
 /// ABI version checked by the loader; bump when a descriptor or interface changes layout.
-inline constexpr int kPluginAbi = 13;
+inline constexpr int kPluginAbi = 14;
 
 /// Everything an element reader needs: the argument stream positioned after the element's
 /// type keyword, its label, and the control data's `default orientation` (the orientation
@@ -128,6 +130,27 @@ struct FormulationDescriptor {
     std::string library;
 };
 
+/// The five kinds of registered names.
+enum class PluginKind { kElement, kDrive, kConstitutiveLaw, kIntegrator, kFormulation };
+
+/// One registered name as the plugin index lists it: its kind, the element statement
+/// (elements only), the name as the plugin spells it, and the library file that registers it.
+struct RegisteredName {
+    PluginKind kind{PluginKind::kElement};
+    std::string statement;
+    std::string name;
+    std::string library;
+};
+
+/// The plugin index a plugin folder may hold (written by `mbstep plugins --write-index` at build
+/// and install time): each plugin file's size, modification time and registered names, so
+/// that a run opens only the plugins its deck names (LoadPlugins).
+inline constexpr const char* kPluginIndexFile = "mbstep-plugins.index";
+
+/// The registry of names. A plugin listed in a folder's index is *pending*: its names are
+/// known, its library is opened the first time one of them is looked up (Find*), or when a
+/// listing (elements(), integrators(), ...) is asked for. To its users the registry behaves
+/// as if every plugin were loaded.
 class Registry {
   public:
     /// Add* reject an empty or duplicate name, naming both libraries (throws RunError).
@@ -144,21 +167,41 @@ class Registry {
     const IntegratorDescriptor* FindIntegrator(const std::string& name) const;
     const FormulationDescriptor* FindFormulation(const std::string& name) const;
 
-    const std::vector<ElementDescriptor>& elements() const { return elements_; }
-    const std::vector<DriveDescriptor>& drives() const { return drives_; }
-    const std::vector<ConstitutiveLawDescriptor>& constitutive_laws() const { return laws_; }
-    const std::vector<IntegratorDescriptor>& integrators() const { return integrators_; }
-    const std::vector<FormulationDescriptor>& formulations() const { return formulations_; }
+    /// Every descriptor of a kind, in load order; pending plugins are loaded first. The
+    /// containers are deques: a descriptor's address never changes once it is registered.
+    const std::deque<ElementDescriptor>& elements() const;
+    const std::deque<DriveDescriptor>& drives() const;
+    const std::deque<ConstitutiveLawDescriptor>& constitutive_laws() const;
+    const std::deque<IntegratorDescriptor>& integrators() const;
+    const std::deque<FormulationDescriptor>& formulations() const;
+
+    /// The names of a kind, loaded and pending, without loading anything (what the deck
+    /// reader matches a keyword against before it looks the match up).
+    /// The reference stays valid until a plugin with new names is added (opening a pending
+    /// plugin does not change it).
+    const std::vector<RegisteredName>& Names(PluginKind kind) const;
+    /// Registers the names of a plugin not loaded yet (`path`: the library file; each name's
+    /// `library` is its file name). Throws RunError as Add does for a name already taken.
+    void AddPending(const std::string& path, const std::vector<RegisteredName>& names);
+    /// The library files opened so far, in order (file names).
+    const std::vector<std::string>& loaded_libraries() const { return loaded_libraries_; }
 
     /// Library being loaded (stamped into descriptors added meanwhile).
-    void set_current_library(std::string lib) { current_library_ = std::move(lib); }
+    void set_current_library(std::string lib) {
+        if (!lib.empty()) loaded_libraries_.push_back(lib);
+        current_library_ = std::move(lib);
+    }
+    /// Every registered name of the loaded descriptors, in load order.
+    std::vector<RegisteredName> LoadedNames() const;
 
     /// Adds every descriptor of `other` with its library stamp; a name both define throws
     /// RunError as Add does.
     void Merge(Registry&& other);
-    /// Every registered name as "<kind> '<name>'" (elements: "element '<statement>: <name>'"),
-    /// normalised and sorted: what two plugin files are compared by.
+    /// Every registered name, loaded or pending, as "<kind> '<name>'" (elements: "element
+    /// '<statement>: <name>'"), normalised and sorted: what two plugin files are compared by.
     std::vector<std::string> Keys() const;
+    /// The key of one name, as Keys() spells it.
+    static std::string Key(const RegisteredName& name);
 
     /// What LoadPlugins skipped or loaded once, one line each ("plugin <path>: ...").
     const std::vector<std::string>& load_warnings() const { return load_warnings_; }
@@ -168,11 +211,31 @@ class Registry {
     static std::string Normalize(const std::string& name);
 
   private:
-    std::vector<ElementDescriptor> elements_;
-    std::vector<DriveDescriptor> drives_;
-    std::vector<ConstitutiveLawDescriptor> laws_;
-    std::vector<IntegratorDescriptor> integrators_;
-    std::vector<FormulationDescriptor> formulations_;
+    /// Opens the pending plugin that registers `name` of `kind` (if one does); true if it did.
+    bool LoadPendingFor(PluginKind kind, const std::string& statement,
+                        const std::string& name) const;
+    /// Opens every pending plugin, in the order they were found.
+    void LoadAllPending() const;
+    /// Opens one pending library (its path) and merges it; throws RunError with the loader's
+    /// error if it does not load or registers other names than its index entry.
+    void LoadPending(const std::string& path) const;
+
+    // Mutable: opening a pending plugin is, to the registry's users, a cache fill.
+    mutable std::deque<ElementDescriptor> elements_;
+    mutable std::deque<DriveDescriptor> drives_;
+    mutable std::deque<ConstitutiveLawDescriptor> laws_;
+    mutable std::deque<IntegratorDescriptor> integrators_;
+    mutable std::deque<FormulationDescriptor> formulations_;
+    struct Pending {
+        RegisteredName name;
+        std::string path;  ///< the library file
+        std::string key;   ///< Key(name)
+    };
+    mutable std::vector<Pending> pending_;
+    mutable std::set<std::string> pending_keys_;
+    mutable std::vector<std::string> pending_paths_;  // each pending library once, in order
+    mutable std::vector<std::string> loaded_libraries_;
+    mutable std::map<PluginKind, std::vector<RegisteredName>> names_;  // Names(), cached
     std::string current_library_;
     std::vector<std::string> load_warnings_;
 };
@@ -188,9 +251,17 @@ class Registry {
 /// naming both paths. An entry of MBSTEP_PLUGIN_PATH that names a `.so` file rather than a
 /// folder requests that plugin explicitly: if it fails to load, that is a RunError with the
 /// loader's message.
+/// Within a folder that holds a plugin index (kPluginIndexFile) whose entry for a file
+/// matches the file's size and modification time, that plugin is registered pending (its
+/// names from the index) instead of being opened; a file the index does not list, or lists
+/// with another size or time, is opened as above.
 void LoadPlugins(Registry& registry);
 /// Loads one library file (an explicit request); throws RunError with dlerror() on failure.
 void LoadPlugin(Registry& registry, const std::string& path);
+/// Opens every plugin (lib*.so) of `folder` and writes the folder's plugin index (atomically:
+/// a temporary file renamed). Files that are not mbstep plugins are left out, one line each
+/// in *skipped. Throws RunError if the index cannot be written.
+void WritePluginIndex(const std::string& folder, std::vector<std::string>* skipped);
 /// The directories searched, in order.
 std::vector<std::string> PluginSearchPath();
 
