@@ -197,7 +197,8 @@ void TwoSideJoint::Columns(const ElementContext& ctx, std::vector<double>& c) co
 }
 
 void TwoSideJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    std::vector<double> c;
+    thread_local std::vector<double> c;  // kept: no allocation per output step
+    c.clear();
     Columns(ctx, c);
     WriteNumberLine(os, label(), c);
 }

@@ -121,7 +121,8 @@ void RevoluteJoint::Columns(const ElementContext& ctx, std::vector<double>& c) c
 }
 
 void RevoluteJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    std::vector<double> c;
+    thread_local std::vector<double> c;  // kept: no allocation per output step
+    c.clear();
     Columns(ctx, c);
     WriteNumberLine(os, label(), c);
 }

@@ -93,7 +93,8 @@ void SphericalJoint::Columns(const ElementContext& ctx, std::vector<double>& c) 
 }
 
 void SphericalJoint::WriteReaction(std::ostream& os, const ElementContext& ctx) const {
-    std::vector<double> c;
+    thread_local std::vector<double> c;  // kept: no allocation per output step
+    c.clear();
     Columns(ctx, c);
     WriteNumberLine(os, label(), c);
     if (b_.node < 0) os << '\n';  // PinJoint::Output's second std::endl: an empty line

@@ -94,7 +94,8 @@ namespace {
 // includes the integrator's start).
 std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::string& method,
                                      bool modified_newton, int steps, int threads,
-                                     const std::string& linear_solver, long* iterations) {
+                                     const std::string& linear_solver, long* iterations,
+                                     bool write_output = false) {
     const Registry& reg = GlobalRegistry();
     Deck deck = ReadDeck(deck_path, reg);
     std::string name;
@@ -108,7 +109,8 @@ std::vector<long> AllocationsPerStep(const std::string& deck_path, const std::st
         deck.settings.solver.modified_newton_iterations = 10;
     }
     RunOptions opt;
-    opt.write_output = false;
+    opt.write_output = write_output;
+    opt.output_prefix = "allocation_output";  // in the test's own temporary folder
     opt.progress = false;
     opt.threads = threads;
     std::vector<long> per_step;
@@ -137,7 +139,7 @@ std::string ChainDeckFile(int n) {
 
 void CheckNoAllocationsAfterWarmUp(const std::string& method, bool modified_newton, int threads = 1,
                                    const std::string& linear_solver = "auto",
-                                   const std::string& deck_path = "") {
+                                   const std::string& deck_path = "", bool write_output = false) {
 #if !MBSTEP_COUNT_ALLOCATIONS
     MESSAGE("allocation counting is compiled out (sanitizer build or not glibc)");
     return;
@@ -146,7 +148,7 @@ void CheckNoAllocationsAfterWarmUp(const std::string& method, bool modified_newt
     long iterations = 0;
     const std::vector<long> n = AllocationsPerStep(
         deck_path.empty() ? SourcePath("examples/n-link-chain/deck.mbd") : deck_path, method,
-        modified_newton, steps, threads, linear_solver, &iterations);
+        modified_newton, steps, threads, linear_solver, &iterations, write_output);
     REQUIRE(n.size() == static_cast<size_t>(steps));
     long warm = 0, after = 0;
     for (int k = 0; k < steps; ++k) (k < warm_up ? warm : after) += n[k];
@@ -182,6 +184,13 @@ TEST_CASE("allocation: the counting hook sees operator new and Eigen") {
 
 TEST_CASE("allocation: none per step (hence per Newton iteration) on the chain, ms 0.6") {
     CheckNoAllocationsAfterWarmUp("ms, 0.6", false);
+}
+
+TEST_CASE("allocation: none per step with every output file written at every step") {
+    // The heavy top writes .out, .mov, .jnt (a spherical pin's reaction line) and .csv.
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 1, "auto",
+                                  SourcePath("examples/heavy-top/heavy-top.mbd"), true);
+    CheckNoAllocationsAfterWarmUp("ms, 0.6", false, 1, "auto", "", true);  // the chain's joints
 }
 
 TEST_CASE("allocation: none per step on the chain with modified Newton") {

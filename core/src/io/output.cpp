@@ -166,6 +166,10 @@ OutputWriter::File& OutputWriter::Open(const std::string& path) {
     f->path = path;
     f->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (f->fd < 0) throw RunError("cannot open output file " + path + ": " + std::strerror(errno));
+    // The buffers are written when together they reach kMaxBuffered, so each holds at most that
+    // plus a step: reserved now, a run does not reallocate them while they fill (untouched
+    // pages of the reservation cost no memory).
+    f->buffer.reserve(kMaxBuffered);
     files_.push_back(path);
     open_.push_back(std::move(f));
     return *open_.back();
