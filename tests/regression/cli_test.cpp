@@ -15,6 +15,7 @@ using mbstep::test::SourcePath;
 
 namespace {
 const std::string kExe = std::string(MBSTEP_BINARY_DIR) + "/bin/mbstep";
+const std::string kBench = std::string(MBSTEP_BINARY_DIR) + "/bin/mbstep-bench";
 
 int Shell(const std::string& cmd) {
     const int rc = std::system(cmd.c_str());
@@ -275,5 +276,16 @@ TEST_CASE("mbstep run: a deck of 64 KiB or more runs with huge pages for the hea
     // the loader ignores) the run stays in the process started.
     CHECK_FALSE(tunable_seen("LD_PRELOAD=/nonexistent/vgpreload_memcheck-amd64-linux.so", big));
     CHECK_FALSE(tunable_seen("", small));
+    // mbstep-bench measures with the heap of a run (every deck: it times large models).
+    auto bench_tunable_seen = [&](const std::string& env) {
+        const std::string script =
+            env + " " + kBench + " --method 'ms, 0.6' --step 1e-4 --final-time 1000 " +
+            small.string() +
+            " > /dev/null 2>&1 & p=$!; sleep 1; tr '\\0' '\\n' < /proc/$p/environ" +
+            " | grep -q 'glibc.malloc.hugetlb=1'; r=$?; kill $p; wait $p; exit $r";
+        return Shell(script) == 0;
+    };
+    CHECK(bench_tunable_seen("") == kernel_thp);
+    CHECK_FALSE(bench_tunable_seen("MBSTEP_HUGE_PAGES=0"));
     fs::remove_all(dir);
 }

@@ -44,6 +44,10 @@
 // take turns within every repetition (so that a change of machine load hits all of them);
 // median and min per call; speedup of the r+J median over the first thread count; whether r
 // and J at the initial state are bit-identical to the first thread count's.
+//
+// The heap is set up as `mbstep run` sets up a large deck's (heap_setup.hpp: transparent huge
+// pages, freed blocks kept), so that the figures of large models are those of a run;
+// MBSTEP_HUGE_PAGES=0 measures with 4 KiB pages.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -57,6 +61,7 @@
 #include <string>
 #include <vector>
 
+#include "heap_setup.hpp"
 #include "mbstep/formulation/formulation.hpp"
 #include "mbstep/integrator/integrator.hpp"
 #include "mbstep/io/deck_reader.hpp"
@@ -670,6 +675,8 @@ void Execute(const Options& o, const Registry& reg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    tools::RunAgainWithHugePages(argv);
+    tools::KeepFreedBlocksInHeap();
     std::vector<std::string> args(argv + 1, argv + argc);
     try {
         const Registry& reg = GlobalRegistry();

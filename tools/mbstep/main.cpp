@@ -18,12 +18,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#ifdef __GLIBC__
-#include <malloc.h>
-#include <unistd.h>
-#endif
 #include <sstream>
 
+#include "heap_setup.hpp"
 #include "manual.hpp"
 #include "mbstep/analysis/linear_analysis.hpp"
 #include "mbstep/integrator/butcher_tableau.hpp"
@@ -516,66 +513,22 @@ int RunCommand(const std::vector<std::string>& args) {
     return s.stop_signal ? 128 + s.stop_signal : 0;
 }
 
-#ifdef __GLIBC__
-// Transparent huge pages for the heap: glibc's `glibc.malloc.hugetlb=1` tunable (glibc 2.35 and
-// later; older ones ignore it) makes malloc advise the kernel to back the heap with 2 MiB pages
-// (madvise(MADV_HUGEPAGE) on what it takes from the kernel), which a large model's passes over
-// its arrays need: with 4 KiB pages the 10 000-link chain's working set (95 MB) takes ~24 000
-// TLB entries. Measured (docs/PERFORMANCE.md, "Scale"): 0.88x the CPU of the 10 000-link
-// chain, 0.96x of the 1000-link one. glibc reads tunables when a process starts, so the
-// executable runs itself again with the tunable added to GLIBC_TUNABLES, once, for `run DECK`
-// and `-f DECK` with a deck file of 64 KiB or more (the 1000-link chain's is 260 KiB; the
-// second start costs about 1.5 ms, 5 % of the heavy top's 1 s run, whose heap is small): not
-// when the kernel has transparent huge pages off, when GLIBC_TUNABLES already names the
-// tunable, under valgrind, or when MBSTEP_HUGE_PAGES=0. If the exec fails, the process goes on as
-// started.
+// Transparent huge pages for the heap (heap_setup.hpp) for `run DECK` and `-f DECK` with a
+// deck file of 64 KiB or more (the 1000-link chain's is 260 KiB; the second start costs about
+// 1.5 ms, 5 % of the heavy top's 1 s run, whose heap is small).
 void RunWithHugePages(int argc, char** argv) {
     if (argc < 3 || (std::string(argv[1]) != "run" && std::string(argv[1]) != "-f")) return;
     std::error_code ec;
     const std::uintmax_t deck_bytes = std::filesystem::file_size(argv[2], ec);
     if (ec || deck_bytes < (64u << 10)) return;
-    const char* off = std::getenv("MBSTEP_HUGE_PAGES");
-    if (off && std::string(off) == "0") return;
-    const char* given = std::getenv("GLIBC_TUNABLES");
-    std::string tunables = given ? given : "";
-    if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;
-    std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string mode;
-    std::getline(thp, mode);
-    if (mode.find("[never]") != std::string::npos || mode.empty()) return;
-    // Under valgrind (its preload library in LD_PRELOAD) /proc/self/exe is valgrind's tool: the
-    // run stays in the process valgrind watches.
-    if (const char* preload = std::getenv("LD_PRELOAD");
-        preload && std::string(preload).find("vgpreload") != std::string::npos)
-        return;
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return;
-    self[n] = '\0';
-    tunables += (tunables.empty() ? "" : ":") + std::string("glibc.malloc.hugetlb=1");
-    if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-    execv(self, argv);
-    // The exec failed: go on without.
-    if (given)
-        setenv("GLIBC_TUNABLES", given, 1);
-    else
-        unsetenv("GLIBC_TUNABLES");
+    tools::RunAgainWithHugePages(argv);
 }
-#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
-#ifdef __GLIBC__
     RunWithHugePages(argc, argv);
-    // glibc gives blocks above its mmap threshold (128 KiB, adapting up to 32 MiB) back to the
-    // kernel when they are freed, and trims the heap's free top above 128 KiB: the set-up's
-    // large temporaries (patterns, triplets, the two linear-solver analyses) were then faulted
-    // in afresh one after the other (a fifth of the chain N = 10000 set-up in page faults).
-    // Kept in the heap they are reused (docs/PERFORMANCE.md, "Set-up of a large deck").
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+    tools::KeepFreedBlocksInHeap();
     if (argc < 2) {
         std::cerr << kUsage;
         return 2;
